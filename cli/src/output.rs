@@ -1,0 +1,117 @@
+//! The JSON line `hpa replay` prints for each step (trace format, "Output").
+
+use hpa::conditions::Conditions;
+use hpa::metrics::{MetricOutcome, MetricProposal};
+use hpa::quantity::{build_quantity_milli, Format};
+use hpa::spec::MetricSourceType;
+use hpa::{Decision, LimitedBy, Status};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// One output line. Field order is the format's: the required fields first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepLine {
+    at: i64,
+    replicas: i32,
+    desired_replicas: i32,
+    rescale: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(serialize_with = "conditions_map")]
+    conditions: Conditions,
+    metrics: Vec<MetricLine>,
+    limited_by: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    history_overflowed: bool,
+}
+
+/// One metric's entry: its proposal and current value, or its error.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricLine {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replicas: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_average_utilization: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_average_value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn conditions_map<S: Serializer>(conditions: &Conditions, s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    for c in conditions.iter() {
+        map.serialize_entry(c.type_.as_str(), &[c.status.as_str(), c.reason.as_str()])?;
+    }
+    map.end()
+}
+
+/// `buildQuantity`: memory in BinarySI, everything else in DecimalSI.
+fn quantity_text(p: &MetricProposal<'_>, milli: i64) -> String {
+    let resource = match p.spec.type_ {
+        Some(MetricSourceType::Resource) => p.spec.resource.map(|r| r.name),
+        Some(MetricSourceType::ContainerResource) => p.spec.container_resource.map(|r| r.name),
+        _ => None,
+    };
+    let format = if resource == Some("memory") {
+        Format::BinarySI
+    } else {
+        Format::DecimalSI
+    };
+    build_quantity_milli(milli, format).to_string()
+}
+
+fn metric_line(outcome: &MetricOutcome<'_>) -> MetricLine {
+    match outcome {
+        MetricOutcome::Proposal(p) => MetricLine {
+            replicas: Some(p.replicas),
+            current_average_utilization: p.average_utilization,
+            current_average_value: p.average_value.map(|v| quantity_text(p, v)),
+            current_value: p.value.map(|v| quantity_text(p, v)),
+            error: None,
+        },
+        MetricOutcome::Error(e) => MetricLine {
+            replicas: None,
+            current_average_utilization: None,
+            current_average_value: None,
+            current_value: None,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+fn limited_by(l: LimitedBy) -> &'static str {
+    match l {
+        LimitedBy::Nothing => "nothing",
+        LimitedBy::Tolerance => "tolerance",
+        LimitedBy::Stabilization => "stabilization",
+        LimitedBy::RatePolicy => "ratePolicy",
+        LimitedBy::MinReplicas => "minReplicas",
+        LimitedBy::MaxReplicas => "maxReplicas",
+        LimitedBy::InvalidMetrics => "invalidMetrics",
+        LimitedBy::ScalingDisabled => "scalingDisabled",
+    }
+}
+
+impl StepLine {
+    /// The line for a step: the decision, and the status after the rescale was reported.
+    pub fn new(decision: &Decision<'_>, status: &Status) -> StepLine {
+        let reason = decision.reason.to_string();
+        StepLine {
+            at: decision.at.millis(),
+            replicas: decision.current_replicas,
+            desired_replicas: status.desired_replicas,
+            rescale: decision.rescale,
+            // Upstream's rescale reason, shown when the step rescales.
+            reason: (decision.rescale && !reason.is_empty()).then_some(reason),
+            conditions: status.conditions.clone(),
+            metrics: decision.metrics.iter().map(metric_line).collect(),
+            limited_by: limited_by(decision.limited_by),
+            history_overflowed: decision.history_overflowed,
+        }
+    }
+}

@@ -1,0 +1,816 @@
+//! A software IEEE-754 binary64 ("double") implemented with integer operations only.
+//!
+//! Upstream computes several HPA quantities in Go `float64`; to make the same decisions bit
+//! for bit without touching the FPU (and without `f64` at all), this module reproduces the
+//! handful of operations those expressions use: correctly rounded `+ - * /` in
+//! round-to-nearest-even with full IEEE semantics (subnormals, signed zeros, infinities,
+//! NaN), integer conversions, `math.Ceil`, `math.Trunc`, `math.Max`, `math.Pow10`, decimal
+//! parsing, and `resource.Quantity.AsApproximateFloat64`.
+//!
+//! NaN results are always the canonical quiet NaN ([`F64::NAN`]); payloads are not
+//! propagated (Go programs cannot observe them in the places this crate mirrors).
+
+use super::wide::{decimal_digits, Big};
+use core::cmp::Ordering;
+
+/// An IEEE-754 binary64 value held as its bit pattern.
+///
+/// The layout is that of `f64::to_bits`: sign bit 63, 11 exponent bits, 52 fraction bits.
+/// Equality (`==`) on this type compares bit patterns; use [`F64::eq_value`] for IEEE `==`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct F64(pub u64);
+
+/// The sign bit.
+const SIGN: u64 = 1 << 63;
+/// The fraction field mask.
+const FRAC_MASK: u64 = (1 << 52) - 1;
+/// The exponent field mask (unshifted).
+const EXP_MASK: u64 = 0x7FF;
+/// The implicit leading bit of a normal significand.
+const HIDDEN: u64 = 1 << 52;
+
+/// `pow10tab[i]` = bits of the literal `1e{i}`, `i` in `0..32` (Go's `math.pow10tab`).
+const POW10TAB: [u64; 32] = [
+    0x3FF0000000000000,
+    0x4024000000000000,
+    0x4059000000000000,
+    0x408F400000000000,
+    0x40C3880000000000,
+    0x40F86A0000000000,
+    0x412E848000000000,
+    0x416312D000000000,
+    0x4197D78400000000,
+    0x41CDCD6500000000,
+    0x4202A05F20000000,
+    0x42374876E8000000,
+    0x426D1A94A2000000,
+    0x42A2309CE5400000,
+    0x42D6BCC41E900000,
+    0x430C6BF526340000,
+    0x4341C37937E08000,
+    0x4376345785D8A000,
+    0x43ABC16D674EC800,
+    0x43E158E460913D00,
+    0x4415AF1D78B58C40,
+    0x444B1AE4D6E2EF50,
+    0x4480F0CF064DD592,
+    0x44B52D02C7E14AF6,
+    0x44EA784379D99DB4,
+    0x45208B2A2C280291,
+    0x4554ADF4B7320335,
+    0x4589D971E4FE8402,
+    0x45C027E72F1F1281,
+    0x45F431E0FAE6D721,
+    0x46293E5939A08CEA,
+    0x465F8DEF8808B024,
+];
+
+/// `pow10postab32[i]` = bits of the literal `1e{32*i}`, `i` in `0..10`.
+const POW10POSTAB32: [u64; 10] = [
+    0x3FF0000000000000,
+    0x4693B8B5B5056E17,
+    0x4D384F03E93FF9F5,
+    0x53DDF67562D8B363,
+    0x5A827748F9301D32,
+    0x6126C2D4256FFCC3,
+    0x67CC0E1EF1A724EB,
+    0x6E714A52DFFC6799,
+    0x75154FDD7F73BF3C,
+    0x7BBA44DF832B8D46,
+];
+
+/// `pow10negtab32[i]` = bits of the literal `1e-{32*i}`, `i` in `0..11`.
+const POW10NEGTAB32: [u64; 11] = [
+    0x3FF0000000000000,
+    0x3949F623D5A8A733,
+    0x32A50FFD44F4A73D,
+    0x2C0116805EFFAEAA,
+    0x255BBA08CF8C979D,
+    0x1EB67E9C127B6E74,
+    0x18123FF06EEA847A,
+    0x116D9CA79D89462A,
+    0x0AC8062864AC6F43,
+    0x04237D99CC506D59,
+    0x00000000000007E8,
+];
+
+/// A decoded operand.
+#[derive(Clone, Copy)]
+enum Class {
+    /// Any NaN.
+    Nan,
+    /// An infinity with the given sign (`true` = negative).
+    Inf(bool),
+    /// A zero with the given sign.
+    Zero(bool),
+    /// `(-1)^sign × mant × 2^exp`, `mant` nonzero and below `2^53`.
+    Finite { sign: bool, mant: u64, exp: i32 },
+}
+
+/// Limbs for [`F64::from_decimal`]: the largest operands are
+/// `m × 2^s < 2^1204` and `10^343 × 2^64 < 2^1204` (`10^343 < 2^1140`), inside 20 limbs.
+const DEC_LIMBS: usize = 20;
+
+impl F64 {
+    /// `+0.0`.
+    pub const ZERO: F64 = F64(0);
+    /// `-0.0`.
+    pub const NEG_ZERO: F64 = F64(SIGN);
+    /// `1.0`.
+    pub const ONE: F64 = F64(0x3FF0_0000_0000_0000);
+    /// `+∞`.
+    pub const INFINITY: F64 = F64(0x7FF0_0000_0000_0000);
+    /// `-∞`.
+    pub const NEG_INFINITY: F64 = F64(0xFFF0_0000_0000_0000);
+    /// The canonical quiet NaN (`0x7FF8_0000_0000_0000`, as produced by Go's `math.NaN()`
+    /// up to the low bit and by x86 for invalid operations up to the sign).
+    pub const NAN: F64 = F64(0x7FF8_0000_0000_0000);
+
+    /// The value with bit pattern `bits` (like `f64::from_bits`).
+    #[must_use]
+    pub const fn from_bits(bits: u64) -> F64 {
+        F64(bits)
+    }
+
+    /// The bit pattern (like `f64::to_bits`).
+    #[must_use]
+    pub const fn to_bits(self) -> u64 {
+        self.0
+    }
+
+    /// True when the sign bit is set (including `-0`, `-∞` and negative NaNs).
+    #[must_use]
+    pub const fn is_sign_negative(self) -> bool {
+        self.0 & SIGN != 0
+    }
+
+    /// True for any NaN.
+    #[must_use]
+    pub const fn is_nan(self) -> bool {
+        (self.0 & !SIGN) > 0x7FF0_0000_0000_0000
+    }
+
+    /// True for `±∞`.
+    #[must_use]
+    pub const fn is_infinite(self) -> bool {
+        (self.0 & !SIGN) == 0x7FF0_0000_0000_0000
+    }
+
+    /// True for `±0`.
+    #[must_use]
+    pub const fn is_zero(self) -> bool {
+        (self.0 & !SIGN) == 0
+    }
+
+    /// `-self` (flips the sign bit, like Go's unary minus).
+    #[must_use]
+    pub const fn neg(self) -> F64 {
+        F64(self.0 ^ SIGN)
+    }
+
+    /// Decodes into a [`Class`].
+    fn class(self) -> Class {
+        let sign = self.is_sign_negative();
+        let biased = (self.0 >> 52) & EXP_MASK;
+        let frac = self.0 & FRAC_MASK;
+        if biased == EXP_MASK {
+            if frac == 0 {
+                Class::Inf(sign)
+            } else {
+                Class::Nan
+            }
+        } else if biased == 0 {
+            if frac == 0 {
+                Class::Zero(sign)
+            } else {
+                Class::Finite {
+                    sign,
+                    mant: frac,
+                    exp: -1074,
+                }
+            }
+        } else {
+            Class::Finite {
+                sign,
+                mant: frac | HIDDEN,
+                // biased in 1..=2046, so this is in -1074..=971.
+                exp: (biased as i32).wrapping_sub(1075),
+            }
+        }
+    }
+
+    /// Signed zero.
+    const fn zero_signed(sign: bool) -> F64 {
+        if sign {
+            F64::NEG_ZERO
+        } else {
+            F64::ZERO
+        }
+    }
+
+    /// Signed infinity.
+    const fn inf_signed(sign: bool) -> F64 {
+        if sign {
+            F64::NEG_INFINITY
+        } else {
+            F64::INFINITY
+        }
+    }
+
+    /// Rounds `(-1)^sign × (mant + f) × 2^exp2` to binary64, nearest-even, where `f` is
+    /// `0` when `!sticky` and some value in `(0, 1)` when `sticky`.
+    fn round_pack(sign: bool, mant: u128, exp2: i64, sticky: bool) -> F64 {
+        if mant == 0 {
+            // Callers never pass sticky with a zero mantissa (the value would be below
+            // 2^exp2, which they keep far below the subnormal range anyway).
+            return F64::zero_signed(sign);
+        }
+        let lz = mant.leading_zeros();
+        let mant = mant.wrapping_shl(lz);
+        let exp2 = exp2.saturating_sub(i64::from(lz));
+        // The value is now in [2^127, 2^128) × 2^exp2; its leading bit has weight 2^top.
+        let top = exp2.saturating_add(127);
+        if top > 1023 {
+            return F64::inf_signed(sign);
+        }
+        let lsb = top.saturating_sub(52).max(-1074);
+        // lsb >= top - 52 = exp2 + 75, so shift >= 75.
+        let shift = lsb.saturating_sub(exp2);
+        let (q, rem, half) = if shift > 128 {
+            // value < 2^(exp2 + 128) <= 2^(lsb - 1): below half the smallest step.
+            return F64::zero_signed(sign);
+        } else if shift == 128 {
+            (0u64, mant, 1u128 << 127)
+        } else {
+            let sh = shift as u32; // 75..=127
+            let q = mant.wrapping_shr(sh) as u64; // < 2^53
+            let rem = mant & 1u128.wrapping_shl(sh).wrapping_sub(1);
+            (q, rem, 1u128.wrapping_shl(sh.wrapping_sub(1)))
+        };
+        let round_up = rem > half || (rem == half && (sticky || q & 1 == 1));
+        let q = q.wrapping_add(u64::from(round_up));
+        // lsb in -1074..=971, so the biased field base is in 0..=2045; a carry out of the
+        // fraction (q == 2^53, or 2^52 for subnormals) correctly bumps the exponent, up to
+        // the infinity pattern at most.
+        let base = (lsb.wrapping_add(1074) as u64).wrapping_shl(52);
+        let mag = base.wrapping_add(q);
+        F64(mag | if sign { SIGN } else { 0 })
+    }
+
+    /// `x as f64` for an `i64`: round to nearest, ties to even.
+    #[must_use]
+    pub fn from_i64(x: i64) -> F64 {
+        F64::round_pack(x < 0, u128::from(x.unsigned_abs()), 0, false)
+    }
+
+    /// `x as f64` for a `u64`: round to nearest, ties to even.
+    #[must_use]
+    pub fn from_u64(x: u64) -> F64 {
+        F64::round_pack(false, u128::from(x), 0, false)
+    }
+
+    /// `x as f64` for an `i128`: round to nearest, ties to even.
+    #[must_use]
+    pub fn from_i128(x: i128) -> F64 {
+        F64::round_pack(x < 0, x.unsigned_abs(), 0, false)
+    }
+
+    /// `self + other`, correctly rounded (IEEE-754, round to nearest even).
+    #[must_use]
+    #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
+    pub fn add(self, other: F64) -> F64 {
+        match (self.class(), other.class()) {
+            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
+            (Class::Inf(a), Class::Inf(b)) => {
+                if a == b {
+                    F64::inf_signed(a)
+                } else {
+                    F64::NAN
+                }
+            }
+            (Class::Inf(a), _) | (_, Class::Inf(a)) => F64::inf_signed(a),
+            (Class::Zero(a), Class::Zero(b)) => F64::zero_signed(a && b),
+            (Class::Zero(_), _) => other,
+            (_, Class::Zero(_)) => self,
+            (
+                Class::Finite {
+                    sign: sa,
+                    mant: ma,
+                    exp: ea,
+                },
+                Class::Finite {
+                    sign: sb,
+                    mant: mb,
+                    exp: eb,
+                },
+            ) => {
+                // Order so that `a` has the larger exponent.
+                let ((sa, ma, ea), (sb, mb, eb)) = if ea >= eb {
+                    ((sa, ma, ea), (sb, mb, eb))
+                } else {
+                    ((sb, mb, eb), (sa, ma, ea))
+                };
+                // Work in units of 2^(ea - 64): a is ma << 64 (< 2^117).
+                let a = u128::from(ma) << 64;
+                let diff = ea.wrapping_sub(eb).unsigned_abs(); // >= 0, <= 2045
+                let b = if diff <= 64 {
+                    u128::from(mb).wrapping_shl(64u32.wrapping_sub(diff))
+                } else {
+                    // Shift right by diff - 64, jamming lost bits into the lowest bit. The
+                    // result keeps more than 60 bits below the rounding position, so the
+                    // jam bit cannot change the rounding.
+                    let r = diff.wrapping_sub(64);
+                    let mb = u128::from(mb);
+                    if r >= 128 {
+                        1
+                    } else {
+                        let kept = mb.wrapping_shr(r);
+                        let lost = mb & 1u128.wrapping_shl(r).wrapping_sub(1);
+                        kept | u128::from(lost != 0)
+                    }
+                };
+                let exp2 = i64::from(ea).wrapping_sub(64);
+                if sa == sb {
+                    // a, b < 2^117: no overflow.
+                    F64::round_pack(sa, a.wrapping_add(b), exp2, false)
+                } else if a > b {
+                    F64::round_pack(sa, a.wrapping_sub(b), exp2, false)
+                } else if b > a {
+                    F64::round_pack(sb, b.wrapping_sub(a), exp2, false)
+                } else {
+                    // Exact cancellation: +0 in round-to-nearest.
+                    F64::ZERO
+                }
+            }
+        }
+    }
+
+    /// `self - other`, correctly rounded.
+    #[must_use]
+    #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
+    pub fn sub(self, other: F64) -> F64 {
+        self.add(other.neg())
+    }
+
+    /// `self * other`, correctly rounded.
+    #[must_use]
+    #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
+    pub fn mul(self, other: F64) -> F64 {
+        let sign = self.is_sign_negative() != other.is_sign_negative();
+        match (self.class(), other.class()) {
+            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
+            (Class::Inf(_), Class::Zero(_)) | (Class::Zero(_), Class::Inf(_)) => F64::NAN,
+            (Class::Inf(_), _) | (_, Class::Inf(_)) => F64::inf_signed(sign),
+            (Class::Zero(_), _) | (_, Class::Zero(_)) => F64::zero_signed(sign),
+            (
+                Class::Finite {
+                    mant: ma, exp: ea, ..
+                },
+                Class::Finite {
+                    mant: mb, exp: eb, ..
+                },
+            ) => {
+                let p = u128::from(ma).wrapping_mul(u128::from(mb)); // < 2^106
+                let exp2 = i64::from(ea).wrapping_add(i64::from(eb));
+                F64::round_pack(sign, p, exp2, false)
+            }
+        }
+    }
+
+    /// `self / other`, correctly rounded.
+    #[must_use]
+    #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
+    pub fn div(self, other: F64) -> F64 {
+        let sign = self.is_sign_negative() != other.is_sign_negative();
+        match (self.class(), other.class()) {
+            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
+            (Class::Inf(_), Class::Inf(_)) | (Class::Zero(_), Class::Zero(_)) => F64::NAN,
+            (Class::Inf(_), _) | (_, Class::Zero(_)) => F64::inf_signed(sign),
+            (_, Class::Inf(_)) | (Class::Zero(_), _) => F64::zero_signed(sign),
+            (
+                Class::Finite {
+                    mant: ma, exp: ea, ..
+                },
+                Class::Finite {
+                    mant: mb, exp: eb, ..
+                },
+            ) => {
+                // Normalise both significands to [2^52, 2^53).
+                let la = ma.leading_zeros().wrapping_sub(11);
+                let lb = mb.leading_zeros().wrapping_sub(11);
+                let ma = ma.wrapping_shl(la);
+                let mb = mb.wrapping_shl(lb);
+                let ea = i64::from(ea).wrapping_sub(i64::from(la));
+                let eb = i64::from(eb).wrapping_sub(i64::from(lb));
+                // q = (ma << 64) / mb lies in (2^63, 2^65).
+                let n = u128::from(ma) << 64;
+                let d = u128::from(mb);
+                let q = n.checked_div(d).unwrap_or(0);
+                let r = n.checked_rem(d).unwrap_or(0);
+                let exp2 = ea.wrapping_sub(eb).wrapping_sub(64);
+                F64::round_pack(sign, q, exp2, r != 0)
+            }
+        }
+    }
+
+    /// A key whose unsigned order is the IEEE order of non-NaN values (with `-0 < +0`).
+    const fn order_key(self) -> u64 {
+        if self.0 & SIGN != 0 {
+            !self.0
+        } else {
+            self.0 | SIGN
+        }
+    }
+
+    /// IEEE comparison; `None` when either operand is NaN. `-0` equals `+0`.
+    #[must_use]
+    pub fn partial_cmp_value(self, other: F64) -> Option<Ordering> {
+        if self.is_nan() || other.is_nan() {
+            None
+        } else if self.is_zero() && other.is_zero() {
+            Some(Ordering::Equal)
+        } else {
+            Some(self.order_key().cmp(&other.order_key()))
+        }
+    }
+
+    /// IEEE `self < other` (false when either is NaN).
+    #[must_use]
+    pub fn lt(self, other: F64) -> bool {
+        matches!(self.partial_cmp_value(other), Some(Ordering::Less))
+    }
+
+    /// IEEE `self <= other` (false when either is NaN).
+    #[must_use]
+    pub fn le(self, other: F64) -> bool {
+        matches!(
+            self.partial_cmp_value(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// IEEE `self > other` (false when either is NaN).
+    #[must_use]
+    pub fn gt(self, other: F64) -> bool {
+        matches!(self.partial_cmp_value(other), Some(Ordering::Greater))
+    }
+
+    /// IEEE `self >= other` (false when either is NaN).
+    #[must_use]
+    pub fn ge(self, other: F64) -> bool {
+        matches!(
+            self.partial_cmp_value(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// IEEE `self == other` (false when either is NaN; `-0 == +0`).
+    #[must_use]
+    pub fn eq_value(self, other: F64) -> bool {
+        matches!(self.partial_cmp_value(other), Some(Ordering::Equal))
+    }
+
+    /// Go's `math.Max(self, other)`.
+    ///
+    /// Special cases, in Go's order: `Max(x, +Inf) = Max(+Inf, x) = +Inf` (even when `x` is
+    /// NaN), `Max(x, NaN) = Max(NaN, x) = NaN`, `Max(+0, ±0) = Max(±0, +0) = +0`,
+    /// `Max(-0, -0) = -0`.
+    #[must_use]
+    pub fn max(self, other: F64) -> F64 {
+        if self == F64::INFINITY || other == F64::INFINITY {
+            F64::INFINITY
+        } else if self.is_nan() || other.is_nan() {
+            F64::NAN
+        } else if self.is_zero() && other.is_zero() {
+            if self.is_sign_negative() {
+                other
+            } else {
+                self
+            }
+        } else if self.gt(other) {
+            self
+        } else {
+            other
+        }
+    }
+
+    /// Go's `math.Trunc`: the integer part, toward zero, keeping the sign (`Trunc(-0.5) =
+    /// -0`); `±0`, `±Inf` and NaN are returned unchanged.
+    #[must_use]
+    pub fn trunc(self) -> F64 {
+        let biased = (self.0 >> 52) & EXP_MASK;
+        if biased >= 1075 {
+            // |x| >= 2^52 is an integer already; also covers Inf and NaN.
+            self
+        } else if biased < 1023 {
+            // |x| < 1
+            F64(self.0 & SIGN)
+        } else {
+            // 1 <= |x| < 2^52: clear the fraction bits below the units bit.
+            let frac_bits = 1075u64.wrapping_sub(biased) as u32; // 1..=52
+            let mask = 1u64.wrapping_shl(frac_bits).wrapping_sub(1);
+            F64(self.0 & !mask)
+        }
+    }
+
+    /// Go's `math.Ceil`: the least integer value `>= self`, keeping the sign
+    /// (`Ceil(-0.5) = -0`); `±0`, `±Inf` and NaN are returned unchanged.
+    #[must_use]
+    pub fn ceil(self) -> F64 {
+        let t = self.trunc();
+        if self.is_sign_negative() || t == self {
+            // Negative values (and integers) round toward zero.
+            t
+        } else {
+            // Positive with a fractional part: trunc + 1.
+            t.add(F64::ONE)
+        }
+    }
+
+    /// `self as i64`: truncates toward zero, saturates at the `i64` range, NaN gives `0`.
+    #[must_use]
+    pub fn to_i64_saturating(self) -> i64 {
+        match self.class() {
+            Class::Nan | Class::Zero(_) => 0,
+            Class::Inf(neg) => {
+                if neg {
+                    i64::MIN
+                } else {
+                    i64::MAX
+                }
+            }
+            Class::Finite { sign, mant, exp } => {
+                let mag: u64 = if exp >= 0 {
+                    if exp >= 11 {
+                        // mant >= 1 and mant × 2^exp >= 2^63 whenever mant >= 2^52; for
+                        // smaller (subnormal) mant exp is negative, so this saturates.
+                        u64::MAX
+                    } else {
+                        mant.wrapping_shl(exp.unsigned_abs())
+                    }
+                } else {
+                    let s = exp.unsigned_abs();
+                    if s >= 64 {
+                        0
+                    } else {
+                        mant.wrapping_shr(s)
+                    }
+                };
+                if sign {
+                    if mag >= 1u64 << 63 {
+                        i64::MIN
+                    } else {
+                        (mag as i64).wrapping_neg()
+                    }
+                } else if mag > i64::MAX as u64 {
+                    i64::MAX
+                } else {
+                    mag as i64
+                }
+            }
+        }
+    }
+
+    /// `self as i32`: truncates toward zero, saturates at the `i32` range, NaN gives `0`.
+    #[must_use]
+    pub fn to_i32_saturating(self) -> i32 {
+        let v = self.to_i64_saturating();
+        if v > i64::from(i32::MAX) {
+            i32::MAX
+        } else if v < i64::from(i32::MIN) {
+            i32::MIN
+        } else {
+            v as i32
+        }
+    }
+
+    /// Go's `math.Pow10(n)`, computed exactly as Go computes it (a product or quotient of
+    /// two table entries, so not always the nearest binary64 to `10^n`).
+    #[must_use]
+    pub fn go_pow10(n: i32) -> F64 {
+        if (0..=308).contains(&n) {
+            let u = n.unsigned_abs();
+            let hi = POW10POSTAB32.get((u / 32) as usize).copied().unwrap_or(0);
+            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
+            F64(hi).mul(F64(lo))
+        } else if (-323..=0).contains(&n) {
+            let u = n.unsigned_abs();
+            let hi = POW10NEGTAB32.get((u / 32) as usize).copied().unwrap_or(0);
+            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
+            F64(hi).div(F64(lo))
+        } else if n > 0 {
+            F64::INFINITY
+        } else {
+            F64::ZERO
+        }
+    }
+
+    /// The binary64 nearest to `±mantissa × 10^exp10` (ties to even; overflow gives `±∞`,
+    /// underflow gives a subnormal or `±0`): exactly what Rust's
+    /// `"<mantissa>e<exp10>".parse::<f64>()` returns, for every `exp10`.
+    #[must_use]
+    pub fn from_decimal(negative: bool, mantissa: u64, exp10: i32) -> F64 {
+        if mantissa == 0 {
+            return F64::zero_signed(negative);
+        }
+        // Fast path (Clinger): both factors exact in binary64, one rounding.
+        if mantissa < HIDDEN && (-22..=22).contains(&exp10) {
+            let m = F64::from_u64(mantissa);
+            let p = F64(POW10TAB
+                .get(exp10.unsigned_abs() as usize)
+                .copied()
+                .unwrap_or(0));
+            let v = if exp10 >= 0 { m.mul(p) } else { m.div(p) };
+            return if negative { v.neg() } else { v };
+        }
+        if exp10 >= 0 {
+            // mantissa >= 10^(digits-1), so the value is >= 10^(digits-1+exp10); from
+            // 10^309 up it exceeds the largest finite binary64 (~1.798e308) by far more than
+            // half an ulp.
+            let digits = i64::from(decimal_digits(mantissa));
+            if digits.saturating_sub(1).saturating_add(i64::from(exp10)) >= 309 {
+                return F64::inf_signed(negative);
+            }
+            // value < 10^(digits+exp10) <= 10^309 < 2^1027.
+            let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
+            n.mul_small(mantissa);
+            let (m, shift, sticky) = n.top128();
+            F64::round_pack(negative, m, i64::from(shift), sticky)
+        } else {
+            // value < 2^64 × 10^exp10; for exp10 <= -344 that is below 1.85e-325, less
+            // than half the smallest subnormal (2^-1075 ~ 2.47e-324).
+            if exp10 < -343 {
+                return F64::zero_signed(negative);
+            }
+            let d = exp10.unsigned_abs(); // 1..=343
+            let den = Big::<DEC_LIMBS>::pow10(d); // < 2^1140
+            let bl_den = den.bit_len();
+            let bl_m = 64u32.wrapping_sub(mantissa.leading_zeros());
+            // s = bl_den - bl_m + 64 >= 4; the quotient (m << s) / den is in [2^63, 2^65).
+            let s = bl_den.wrapping_add(64).wrapping_sub(bl_m);
+            let num = Big::<DEC_LIMBS>::from_u64(mantissa).shl(s);
+            let (q, inexact) = num.div_small_quotient(&den, 64);
+            F64::round_pack(negative, q, i64::from(s).wrapping_neg(), inexact)
+        }
+    }
+
+    /// Go's `resource.Quantity.AsApproximateFloat64` for an `int64Amount{value: mantissa,
+    /// scale: exp10}`: `float64(mantissa)`, times `math.Pow10(exp10)` unless `exp10 == 0`.
+    #[must_use]
+    pub fn go_approximate_float64(mantissa: i64, exp10: i32) -> F64 {
+        let base = F64::from_i64(mantissa);
+        if exp10 == 0 {
+            base
+        } else {
+            base.mul(F64::go_pow10(exp10))
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> F64 {
+        F64::from_i64(v)
+    }
+
+    #[test]
+    fn constants() {
+        assert_eq!(F64::ONE, int(1));
+        assert_eq!(F64::ZERO, int(0));
+        assert!(F64::NAN.is_nan());
+        assert!(!F64::NAN.is_infinite());
+        assert!(F64::INFINITY.is_infinite());
+        assert!(F64::NEG_INFINITY.is_infinite());
+        assert!(!F64::INFINITY.is_nan());
+        assert_eq!(F64::from_bits(0x1234).to_bits(), 0x1234);
+        for (i, bits) in POW10TAB.iter().enumerate() {
+            assert_eq!(F64::from_decimal(false, 1, i as i32).to_bits(), *bits);
+        }
+        for (i, bits) in POW10POSTAB32.iter().enumerate() {
+            assert_eq!(F64::from_decimal(false, 1, 32 * i as i32).to_bits(), *bits);
+        }
+        for (i, bits) in POW10NEGTAB32.iter().enumerate() {
+            assert_eq!(F64::from_decimal(false, 1, -32 * i as i32).to_bits(), *bits);
+        }
+    }
+
+    /// 1.1 * 10 == 11 after rounding.
+    #[test]
+    fn go_quirk_1_1_times_10() {
+        let x = F64::from_decimal(false, 11, -1);
+        assert_eq!(x.to_bits(), 0x3FF1_9999_9999_999A);
+        assert_eq!(x.mul(int(10)).to_bits(), 0x4026_0000_0000_0000);
+        assert_eq!(x.mul(int(10)), int(11));
+    }
+
+    /// (1.0 + 10.0/100.0) * 10.0 == 11.0
+    #[test]
+    fn go_quirk_tolerance_product() {
+        let v = F64::ONE.add(int(10).div(int(100))).mul(int(10));
+        assert_eq!(v, int(11));
+    }
+
+    /// ceil(25.0 * (1.0 + 12.0/100.0)) == 29 (25 × 1.12 = 28.000000000000004).
+    #[test]
+    fn go_quirk_ceil_28_point_000_004() {
+        let p = int(25).mul(F64::ONE.add(int(12).div(int(100))));
+        assert_eq!(p.to_bits(), 0x403C_0000_0000_0001);
+        assert_eq!(p.ceil(), int(29));
+        assert_eq!(p.ceil().to_i32_saturating(), 29);
+    }
+
+    /// 10.0 * (1.0 - 80.0/100.0) == 1.9999999999999996, truncates to 1.
+    #[test]
+    fn go_quirk_trunc_1_999() {
+        let p = int(10).mul(F64::ONE.sub(int(80).div(int(100))));
+        assert_eq!(p.to_bits(), 0x3FFF_FFFF_FFFF_FFFE);
+        assert_eq!(p.trunc(), int(1));
+        assert_eq!(p.to_i32_saturating(), 1);
+    }
+
+    /// 28.0/100.0*25.0 == 7.000000000000001, ceil 8.
+    #[test]
+    fn go_quirk_ceil_7_000_001() {
+        let p = int(28).div(int(100)).mul(int(25));
+        assert_eq!(p.to_bits(), 0x401C_0000_0000_0001);
+        assert_eq!(p.ceil(), int(8));
+    }
+
+    /// 1.0 - 0.18 == 0.8200000000000001
+    #[test]
+    fn go_quirk_one_minus_0_18() {
+        let p = F64::ONE.sub(F64::from_decimal(false, 18, -2));
+        assert_eq!(p.to_bits(), 0x3FEA_3D70_A3D7_0A3E);
+        assert_eq!(p, F64::from_decimal(false, 8_200_000_000_000_001, -16));
+    }
+
+    /// 350 * Pow10(-3) == 0.35000000000000003
+    #[test]
+    fn go_quirk_approximate_float64() {
+        assert_eq!(F64::go_pow10(-3).to_bits(), 0x3F50_624D_D2F1_A9FC);
+        let v = F64::go_approximate_float64(350, -3);
+        assert_eq!(v.to_bits(), 0x3FD6_6666_6666_6667);
+        assert_eq!(v, F64::from_decimal(false, 35_000_000_000_000_003, -17));
+        assert_ne!(v, F64::from_decimal(false, 35, -2));
+    }
+
+    #[test]
+    fn signed_zero_and_specials() {
+        let nz = F64::NEG_ZERO;
+        assert_eq!(nz.add(nz), nz);
+        assert_eq!(nz.add(F64::ZERO), F64::ZERO);
+        assert_eq!(F64::ONE.sub(F64::ONE), F64::ZERO);
+        assert!(nz.eq_value(F64::ZERO));
+        assert!(!nz.lt(F64::ZERO));
+        assert_eq!(nz.max(F64::ZERO), F64::ZERO);
+        assert_eq!(F64::ZERO.max(nz), F64::ZERO);
+        assert_eq!(nz.max(nz), nz);
+        assert_eq!(F64::NAN.max(F64::INFINITY), F64::INFINITY);
+        assert!(F64::NAN.max(F64::ONE).is_nan());
+        assert!(F64::INFINITY.sub(F64::INFINITY).is_nan());
+        assert!(F64::ZERO.div(F64::ZERO).is_nan());
+        assert!(F64::INFINITY.mul(F64::ZERO).is_nan());
+        assert_eq!(F64::ONE.div(nz), F64::NEG_INFINITY);
+        assert_eq!(F64::from_i64(-1).ceil(), F64::from_i64(-1));
+        assert_eq!(F64::from_decimal(true, 5, -1).ceil(), nz);
+        assert_eq!(F64::from_decimal(true, 5, -1).trunc(), nz);
+        assert_eq!(F64::from_decimal(false, 5, -1).ceil(), F64::ONE);
+        assert_eq!(F64::NAN.to_i64_saturating(), 0);
+        assert_eq!(F64::INFINITY.to_i32_saturating(), i32::MAX);
+        assert_eq!(F64::NEG_INFINITY.to_i64_saturating(), i64::MIN);
+        assert_eq!(
+            F64::from_bits(1).div(F64::from_bits(2)).to_bits(),
+            0x3FE0_0000_0000_0000
+        );
+    }
+
+    #[test]
+    fn from_decimal_extremes() {
+        assert_eq!(F64::from_decimal(false, 1, i32::MAX), F64::INFINITY);
+        assert_eq!(F64::from_decimal(true, 1, i32::MAX), F64::NEG_INFINITY);
+        assert_eq!(F64::from_decimal(false, 1, i32::MIN), F64::ZERO);
+        assert_eq!(F64::from_decimal(true, 1, i32::MIN), F64::NEG_ZERO);
+        assert_eq!(F64::from_decimal(false, 0, i32::MAX), F64::ZERO);
+        // 2.4703282292062328e-324 is just above half the smallest subnormal.
+        assert_eq!(
+            F64::from_decimal(false, 24_703_282_292_062_328, -340).to_bits(),
+            1
+        );
+        assert_eq!(
+            F64::from_decimal(false, 24_703_282_292_062_327, -340).to_bits(),
+            0
+        );
+        // Largest finite and the first value that rounds to infinity.
+        assert_eq!(
+            F64::from_decimal(false, 17_976_931_348_623_157, 292).to_bits(),
+            0x7FEF_FFFF_FFFF_FFFF
+        );
+        assert_eq!(
+            F64::from_decimal(false, 17_976_931_348_623_159, 292),
+            F64::INFINITY
+        );
+    }
+}

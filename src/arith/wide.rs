@@ -1,0 +1,613 @@
+//! Fixed-size, allocation-free big unsigned integers, and exact comparisons built on them.
+//!
+//! [`Big`] is a little-endian array of `u64` limbs. Every operation is total: results that
+//! would not fit are truncated modulo `2^(64*N)` (callers size `N` so that this never
+//! happens), and nothing panics.
+
+use core::cmp::Ordering;
+
+/// A little-endian fixed-size unsigned integer of `N` 64-bit limbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Big<const N: usize> {
+    limbs: [u64; N],
+}
+
+/// `10^19`, the largest power of ten that fits in a `u64`.
+const TEN_POW_19: u64 = 10_000_000_000_000_000_000;
+
+/// `10^i` for `i` in `0..=19`.
+const SMALL_POW10: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    TEN_POW_19,
+];
+
+/// `10^i` for `i` in `0..=19`; `0` for larger `i` (never requested).
+pub(crate) fn small_pow10(i: u32) -> u64 {
+    SMALL_POW10.get(i as usize).copied().unwrap_or(0)
+}
+
+/// Number of decimal digits of `m` (`0` has one digit).
+pub(crate) fn decimal_digits(m: u64) -> u32 {
+    let mut d: u32 = 1;
+    for p in SMALL_POW10.iter().skip(1) {
+        if m >= *p {
+            d = d.wrapping_add(1);
+        } else {
+            break;
+        }
+    }
+    d
+}
+
+impl<const N: usize> Big<N> {
+    /// Zero.
+    pub(crate) const fn zero() -> Self {
+        Big { limbs: [0; N] }
+    }
+
+    /// The value `v`.
+    pub(crate) fn from_u64(v: u64) -> Self {
+        let mut b = Self::zero();
+        if let Some(l) = b.limbs.first_mut() {
+            *l = v;
+        }
+        b
+    }
+
+    /// The value `v`.
+    pub(crate) fn from_u128(v: u128) -> Self {
+        let mut b = Self::zero();
+        let mut it = b.limbs.iter_mut();
+        if let Some(l) = it.next() {
+            *l = v as u64;
+        }
+        if let Some(l) = it.next() {
+            *l = (v >> 64) as u64;
+        }
+        b
+    }
+
+    /// `10^d` (truncated if it does not fit).
+    pub(crate) fn pow10(d: u32) -> Self {
+        let mut b = Self::from_u64(1);
+        let mut left = d;
+        while left >= 19 {
+            b.mul_small(TEN_POW_19);
+            left = left.wrapping_sub(19);
+        }
+        b.mul_small(small_pow10(left));
+        b
+    }
+
+    /// True when the value is zero.
+    pub(crate) fn is_zero(&self) -> bool {
+        self.limbs.iter().all(|&l| l == 0)
+    }
+
+    /// `self *= k`, returning the carry out of the top limb.
+    pub(crate) fn mul_small(&mut self, k: u64) -> u64 {
+        let mut carry: u64 = 0;
+        for l in self.limbs.iter_mut() {
+            let wide = u128::from(*l)
+                .wrapping_mul(u128::from(k))
+                .wrapping_add(u128::from(carry));
+            *l = wide as u64;
+            carry = (wide >> 64) as u64;
+        }
+        carry
+    }
+
+    /// `self += k`, returning the carry out of the top limb.
+    pub(crate) fn add_small(&mut self, k: u64) -> bool {
+        let mut carry = k;
+        for l in self.limbs.iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            let (s, c) = l.overflowing_add(carry);
+            *l = s;
+            carry = u64::from(c);
+        }
+        carry != 0
+    }
+
+    /// `self -= k`, returning the borrow out of the top limb.
+    pub(crate) fn sub_small(&mut self, k: u64) -> bool {
+        let mut borrow = k;
+        for l in self.limbs.iter_mut() {
+            if borrow == 0 {
+                break;
+            }
+            let (s, b) = l.overflowing_sub(borrow);
+            *l = s;
+            borrow = u64::from(b);
+        }
+        borrow != 0
+    }
+
+    /// `self += other`, returning the carry out of the top limb.
+    pub(crate) fn add_assign(&mut self, other: &Self) -> bool {
+        let mut carry = false;
+        for (a, b) in self.limbs.iter_mut().zip(other.limbs.iter()) {
+            let (s1, c1) = a.overflowing_add(*b);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            *a = s2;
+            carry = c1 | c2;
+        }
+        carry
+    }
+
+    /// `self -= other`, returning the borrow out of the top limb (set when `other > self`).
+    pub(crate) fn sub_assign(&mut self, other: &Self) -> bool {
+        let mut borrow = false;
+        for (a, b) in self.limbs.iter_mut().zip(other.limbs.iter()) {
+            let (s1, b1) = a.overflowing_sub(*b);
+            let (s2, b2) = s1.overflowing_sub(u64::from(borrow));
+            *a = s2;
+            borrow = b1 | b2;
+        }
+        borrow
+    }
+
+    /// `self * v` for a 128-bit `v` (truncated if it does not fit).
+    pub(crate) fn mul_u128(&self, v: u128) -> Self {
+        let mut lo = *self;
+        lo.mul_small(v as u64);
+        let mut hi = *self;
+        hi.mul_small((v >> 64) as u64);
+        let hi = hi.shl(64);
+        lo.add_assign(&hi);
+        lo
+    }
+
+    /// `self << s` (bits shifted out of the top are lost).
+    pub(crate) fn shl(&self, s: u32) -> Self {
+        let limb_shift = (s / 64) as usize;
+        let bit_shift = s % 64;
+        let mut out = Self::zero();
+        for (i, o) in out.limbs.iter_mut().enumerate() {
+            let Some(src) = i.checked_sub(limb_shift) else {
+                continue;
+            };
+            let cur = self.limbs.get(src).copied().unwrap_or(0);
+            let prev = src
+                .checked_sub(1)
+                .and_then(|p| self.limbs.get(p).copied())
+                .unwrap_or(0);
+            *o = if bit_shift == 0 {
+                cur
+            } else {
+                cur.wrapping_shl(bit_shift) | prev.wrapping_shr(64u32.wrapping_sub(bit_shift))
+            };
+        }
+        out
+    }
+
+    /// `self >>= 1`.
+    pub(crate) fn shr1_assign(&mut self) {
+        let mut carry: u64 = 0;
+        for l in self.limbs.iter_mut().rev() {
+            let next = *l & 1;
+            *l = (*l >> 1) | carry.wrapping_shl(63);
+            carry = next;
+        }
+    }
+
+    /// Number of significant bits (`0` for zero).
+    pub(crate) fn bit_len(&self) -> u32 {
+        let mut top: u32 = N as u32;
+        for l in self.limbs.iter().rev() {
+            top = top.wrapping_sub(1);
+            if *l != 0 {
+                return top
+                    .wrapping_mul(64)
+                    .wrapping_add(64u32.wrapping_sub(l.leading_zeros()));
+            }
+        }
+        0
+    }
+
+    /// True when any of the low `k` bits is set.
+    pub(crate) fn low_bits_nonzero(&self, k: u32) -> bool {
+        let full = (k / 64) as usize;
+        let part = k % 64;
+        if self.limbs.iter().take(full).any(|&l| l != 0) {
+            return true;
+        }
+        if part == 0 {
+            return false;
+        }
+        let mask = 1u64.wrapping_shl(part).wrapping_sub(1);
+        self.limbs.get(full).is_some_and(|&l| l & mask != 0)
+    }
+
+    /// The 128 bits starting at bit `pos` (bits above the top are zero).
+    pub(crate) fn bits128_at(&self, pos: u32) -> u128 {
+        let limb = (pos / 64) as usize;
+        let bit = pos % 64;
+        let word = |i: usize| -> u64 {
+            i.checked_add(limb)
+                .and_then(|j| self.limbs.get(j).copied())
+                .unwrap_or(0)
+        };
+        let (w0, w1, w2) = (word(0), word(1), word(2));
+        if bit == 0 {
+            u128::from(w0) | (u128::from(w1) << 64)
+        } else {
+            let lo = (w0 >> bit) | w1.wrapping_shl(64u32.wrapping_sub(bit));
+            let hi = (w1 >> bit) | w2.wrapping_shl(64u32.wrapping_sub(bit));
+            u128::from(lo) | (u128::from(hi) << 64)
+        }
+    }
+
+    /// The top (up to) 128 significant bits: `(m, shift, sticky)` with
+    /// `self = m * 2^shift + r`, `0 <= r < 2^shift`, and `sticky == (r != 0)`.
+    pub(crate) fn top128(&self) -> (u128, u32, bool) {
+        let len = self.bit_len();
+        let shift = len.saturating_sub(128);
+        (self.bits128_at(shift), shift, self.low_bits_nonzero(shift))
+    }
+
+    /// `floor(self / den)` and whether the remainder is nonzero, provided the quotient is
+    /// below `2^(qbits + 1)` and `qbits < 128` (otherwise the quotient is truncated).
+    pub(crate) fn div_small_quotient(&self, den: &Self, qbits: u32) -> (u128, bool) {
+        let mut rem = *self;
+        let mut d = den.shl(qbits);
+        let mut q: u128 = 0;
+        let mut i = qbits;
+        loop {
+            if rem >= d {
+                rem.sub_assign(&d);
+                q |= 1u128.wrapping_shl(i);
+            }
+            if i == 0 {
+                break;
+            }
+            i = i.wrapping_sub(1);
+            d.shr1_assign();
+        }
+        (q, !rem.is_zero())
+    }
+}
+
+impl<const N: usize> PartialOrd for Big<N> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<const N: usize> Ord for Big<N> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        for (a, b) in self.limbs.iter().rev().zip(other.limbs.iter().rev()) {
+            match a.cmp(b) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+/// Limbs used by [`cmp_ratio_to_one_plus_decimal`]: `2^128 * 10^60 < 2^328`, and
+/// `2^128 * (2^64 * 10^38 + 1) < 2^320`, both well inside 8 limbs.
+const CMP_LIMBS: usize = 8;
+
+/// Compares two signed big values given as (negative, magnitude); `-0 == +0`.
+fn cmp_signed<const N: usize>(a_neg: bool, a: &Big<N>, b_neg: bool, b: &Big<N>) -> Ordering {
+    let a_neg = a_neg && !a.is_zero();
+    let b_neg = b_neg && !b.is_zero();
+    match (a_neg, b_neg) {
+        (false, false) => a.cmp(b),
+        (true, true) => b.cmp(a),
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+    }
+}
+
+/// Compares `num/den` with `1 + s*(m × 10^e)` exactly, where `s` is `-1` when
+/// `negative_offset` and `+1` otherwise (`den > 0`; with `den == 0` the result is
+/// meaningless but no panic occurs).
+///
+/// Exact for every input, including any `i32` exponent `e`.
+pub(crate) fn cmp_ratio_to_one_plus_decimal(
+    num: i128,
+    den: u128,
+    negative_offset: bool,
+    m: u64,
+    e: i32,
+) -> Ordering {
+    let num_neg = num < 0;
+    let num_mag = Big::<CMP_LIMBS>::from_u128(num.unsigned_abs());
+    let den_big = Big::<CMP_LIMBS>::from_u128(den);
+    if m == 0 {
+        // Compare num/den with 1, i.e. num with den.
+        return cmp_signed(num_neg, &num_mag, false, &den_big);
+    }
+    if e >= 0 {
+        // t = m × 10^e is an integer >= 1.
+        if e >= 39 {
+            // t >= 10^39 > 2^128 > |num/den| + 1 (as den >= 1): 1 + t is above every
+            // representable ratio and 1 - t below every one.
+            return if negative_offset {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            };
+        }
+        // t < 2^64 × 10^38 < 2^191.
+        let mut t = Big::<CMP_LIMBS>::pow10(e.unsigned_abs());
+        t.mul_small(m);
+        // rhs = den × (1 ± t); (1 - t) = -(t - 1) <= 0.
+        let (rhs_neg, factor) = if negative_offset {
+            t.sub_small(1);
+            (true, t)
+        } else {
+            t.add_small(1);
+            (false, t)
+        };
+        let rhs = factor.mul_u128(den);
+        return cmp_signed(num_neg, &num_mag, rhs_neg, &rhs);
+    }
+    // e < 0: t = m / 10^d with d = -e >= 1, and 0 < t < 2^64 / 10^d.
+    let d = e.unsigned_abs();
+    if d > 60 {
+        // 0 < t < 2^64 × 10^-61 < 2^-128 <= 1/den. Any ratio other than exactly 1 lies at
+        // least 1/den away from 1, hence beyond 1 ± t on the same side as it lies from 1;
+        // a ratio of exactly 1 lies strictly between 1 - t and 1 + t.
+        let vs_one = cmp_signed(num_neg, &num_mag, false, &den_big);
+        return match vs_one {
+            Ordering::Equal => {
+                if negative_offset {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            o => o,
+        };
+    }
+    // Compare num × 10^d with den × (10^d ± m); 10^d < 2^200.
+    let p = Big::<CMP_LIMBS>::pow10(d);
+    let lhs = p.mul_u128(num.unsigned_abs());
+    let m_big = Big::<CMP_LIMBS>::from_u64(m);
+    let (factor_neg, factor) = if negative_offset {
+        if p >= m_big {
+            let mut f = p;
+            f.sub_assign(&m_big);
+            (false, f)
+        } else {
+            let mut f = m_big;
+            f.sub_assign(&p);
+            (true, f)
+        }
+    } else {
+        let mut f = p;
+        f.add_small(m);
+        (false, f)
+    };
+    let rhs = factor.mul_u128(den);
+    cmp_signed(num_neg, &lhs, factor_neg, &rhs)
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
+mod tests {
+    use super::*;
+    use core::cmp::Ordering::{Equal, Greater, Less};
+
+    #[test]
+    fn big_basics() {
+        let p = Big::<4>::pow10(38);
+        assert_eq!(p.bits128_at(0), 10u128.pow(38));
+        assert_eq!(p.bit_len(), 127);
+        let q = p.shl(70);
+        assert_eq!(q.bit_len(), 197);
+        assert_eq!(q.bits128_at(70), 10u128.pow(38));
+        // 10^38 = 5^38 × 2^38: the lowest set bit of q is bit 108.
+        assert!(!q.low_bits_nonzero(108));
+        assert!(q.low_bits_nonzero(109));
+        let (m, s, sticky) = q.top128();
+        assert_eq!(s, 69);
+        assert_eq!(m, 10u128.pow(38) << 1);
+        assert!(!sticky);
+        let (quot, r) = q.div_small_quotient(&Big::<4>::pow10(38), 70);
+        assert_eq!(quot, 1u128 << 70);
+        assert!(!r);
+        let n = Big::<4>::from_u128(1_000_001);
+        let (quot, r) = n.div_small_quotient(&Big::<4>::from_u64(1000), 20);
+        assert_eq!(quot, 1000);
+        assert!(r);
+        assert_eq!(decimal_digits(0), 1);
+        assert_eq!(decimal_digits(9), 1);
+        assert_eq!(decimal_digits(10), 2);
+        assert_eq!(decimal_digits(u64::MAX), 20);
+        assert_eq!(decimal_digits(TEN_POW_19), 20);
+        assert_eq!(decimal_digits(TEN_POW_19 - 1), 19);
+    }
+
+    /// Exact reference for small cases: num/den vs 1 ± m×10^e with |e| small, in i128
+    /// scaled arithmetic (only valid when nothing overflows).
+    fn reference(num: i128, den: u128, neg: bool, m: u64, e: i32) -> Ordering {
+        let den = den as i128;
+        let m = m as i128;
+        if e >= 0 {
+            let t = m * 10i128.pow(e as u32);
+            let f = if neg { 1 - t } else { 1 + t };
+            num.cmp(&(den * f))
+        } else {
+            let p = 10i128.pow((-e) as u32);
+            let f = if neg { p - m } else { p + m };
+            (num * p).cmp(&(den * f))
+        }
+    }
+
+    #[test]
+    fn cmp_small_exhaustive() {
+        for num in -60i128..=60 {
+            for den in 1u128..=12 {
+                for m in 0u64..=25 {
+                    for e in -3i32..=2 {
+                        for neg in [false, true] {
+                            assert_eq!(
+                                cmp_ratio_to_one_plus_decimal(num, den, neg, m, e),
+                                reference(num, den, neg, m, e),
+                                "{num}/{den} vs 1{}{m}e{e}",
+                                if neg { "-" } else { "+" }
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cmp_known_cases() {
+        // 11/10 == 1 + 1e-1
+        assert_eq!(cmp_ratio_to_one_plus_decimal(11, 10, false, 1, -1), Equal);
+        // 9/10 == 1 - 1e-1
+        assert_eq!(cmp_ratio_to_one_plus_decimal(9, 10, true, 1, -1), Equal);
+        // 1 vs 1 ± tiny
+        for e in [-20, -58, -59, -60, -61, -62, -100, -400, i32::MIN] {
+            assert_eq!(cmp_ratio_to_one_plus_decimal(7, 7, false, 1, e), Less);
+            assert_eq!(cmp_ratio_to_one_plus_decimal(7, 7, true, 1, e), Greater);
+            assert_eq!(cmp_ratio_to_one_plus_decimal(7, 7, false, 0, e), Equal);
+            assert_eq!(
+                cmp_ratio_to_one_plus_decimal(7, 7, true, u64::MAX, e),
+                Greater
+            );
+        }
+        // Ratio just above 1 with the biggest denominator vs tiny offsets.
+        let den = u128::MAX;
+        let num = i128::MAX; // num/den = 1/2 - tiny
+        assert_eq!(cmp_ratio_to_one_plus_decimal(num, den, true, 5, -1), Less);
+        assert_eq!(cmp_ratio_to_one_plus_decimal(num, den, true, 50, -2), Less);
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(num, den, true, 51, -2),
+            Greater
+        );
+        // (2^127 - 1 + 1)/(2^127 - 1) = 1 + 1/(2^127-1) ~ 1 + 5.9e-39
+        let den = (1u128 << 127) - 1;
+        let num = i128::MAX; // == den: ratio 1
+        assert_eq!(cmp_ratio_to_one_plus_decimal(num, den, false, 1, -39), Less);
+        let den2 = (1u128 << 126) - 1;
+        let num2 = (den2 as i128) + 1; // 1 + 1/(2^126 - 1) ~ 1 + 1.1755e-38
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(num2, den2, false, 1_175_494_350_822_287_507, -56),
+            Greater
+        );
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(num2, den2, false, 1_175_494_350_822_287_508, -56),
+            Less
+        );
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(num2, den2, false, 1, -38),
+            Greater
+        );
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(num2, den2, false, 2, -38),
+            Less
+        );
+        // Huge positive exponents.
+        for e in [39, 40, 300, i32::MAX] {
+            assert_eq!(
+                cmp_ratio_to_one_plus_decimal(i128::MAX, 1, false, 1, e),
+                Less
+            );
+            assert_eq!(
+                cmp_ratio_to_one_plus_decimal(i128::MIN, 1, true, 1, e),
+                Greater
+            );
+        }
+        // 1 - 1e38 * 2 vs i128::MIN = -1.7e38
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(i128::MIN, 1, true, 2, 38),
+            Greater
+        );
+        assert_eq!(
+            cmp_ratio_to_one_plus_decimal(i128::MIN, 1, true, 1, 38),
+            Less
+        );
+        // Negative ratios against 1 - t.
+        assert_eq!(cmp_ratio_to_one_plus_decimal(-1, 2, true, 15, -1), Equal);
+        assert_eq!(cmp_ratio_to_one_plus_decimal(-1, 2, true, 16, -1), Greater);
+        assert_eq!(cmp_ratio_to_one_plus_decimal(-1, 2, true, 14, -1), Less);
+    }
+
+    /// Randomised check against a second, independent formulation: scale both sides by
+    /// `10^d` with `d` large enough, using `Big<16>` directly.
+    #[test]
+    fn cmp_random_vs_scaled() {
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for _ in 0..20_000 {
+            let r = next();
+            let num_bits = (next() % 128) as u32;
+            let num_mag =
+                (u128::from(next()) << 64 | u128::from(next())) >> (127 - num_bits.min(126));
+            let num = if r & 1 == 1 {
+                -(num_mag as i128)
+            } else {
+                num_mag as i128
+            };
+            let den_bits = (next() % 128) as u32;
+            let den = ((u128::from(next()) << 64 | u128::from(next())) >> (127 - den_bits)).max(1);
+            let m = next() >> (next() % 64);
+            let e = (next() % 140) as i32 - 70;
+            let neg = r & 2 == 2;
+            // Independent: compare num*10^K vs den*(10^K ± m*10^(e+K)), K = 70.
+            const K: i32 = 70;
+            let pk = Big::<16>::pow10(K as u32);
+            let lhs = pk.mul_u128(num_mag);
+            let mut t = Big::<16>::pow10((e + K) as u32);
+            t.mul_small(m);
+            let (fneg, f) = if neg {
+                if pk >= t {
+                    let mut f = pk;
+                    f.sub_assign(&t);
+                    (false, f)
+                } else {
+                    let mut f = t;
+                    f.sub_assign(&pk);
+                    (true, f)
+                }
+            } else {
+                let mut f = pk;
+                f.add_assign(&t);
+                (false, f)
+            };
+            let rhs = f.mul_u128(den);
+            let expect = cmp_signed(num < 0, &lhs, fneg, &rhs);
+            assert_eq!(
+                cmp_ratio_to_one_plus_decimal(num, den, neg, m, e),
+                expect,
+                "{num}/{den} vs 1{}{m}e{e}",
+                if neg { "-" } else { "+" }
+            );
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! One HPA's controller state and its reconcile (algorithm spec section 5).
+
+use core::fmt;
+
+use heapless::Vec;
+
+use crate::arith::Tolerances;
+use crate::calculator::CalcContext;
+use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
+use crate::defaults::Hpa;
+use crate::history::History;
+use crate::input::Observation;
+use crate::metrics::{self, InvalidMetricsError, MetricName, MetricOutcome, MAX_METRICS};
+use crate::normalize::{self, Bounds};
+use crate::settings::Settings;
+use crate::time::Instant;
+
+/// Default recommendation capacity: a 3600 s window at a 15 s sync period.
+pub const DEFAULT_RECOMMENDATIONS: usize = 240;
+/// Default scale-event capacity: one rescale per 15 s over the longest policy period
+/// (1800 s).
+pub const DEFAULT_SCALE_EVENTS: usize = 120;
+
+/// The HPA status fields the engine maintains.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    /// `status.desiredReplicas` (0 for a new HPA).
+    pub desired_replicas: i32,
+    /// `status.lastScaleTime`.
+    pub last_scale_time: Option<Instant>,
+    /// `status.conditions`.
+    pub conditions: Conditions,
+}
+
+/// A rescale the caller has been asked to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PendingRescale {
+    from: i32,
+    to: i32,
+    at: Instant,
+    record_event: bool,
+    scaled_to_zero: Option<bool>,
+}
+
+/// The state of one HorizontalPodAutoscaler: its recommendation and scale-event history and
+/// its status. `R` and `E` are the history capacities (see [`History`]).
+///
+/// Use: [`Autoscaler::evaluate`] once per sync period; when the decision says `rescale`,
+/// apply it and report the outcome with [`Autoscaler::rescale_succeeded`] or
+/// [`Autoscaler::rescale_failed`]. The state holds no reference and no clock.
+#[derive(Clone, Debug)]
+pub struct Autoscaler<
+    const R: usize = DEFAULT_RECOMMENDATIONS,
+    const E: usize = DEFAULT_SCALE_EVENTS,
+> {
+    history: History<R, E>,
+    status: Status,
+    pending: Option<PendingRescale>,
+}
+
+/// Why the replica count is what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LimitedBy {
+    /// Nothing held the metrics' proposal back.
+    Nothing,
+    /// The usage ratio was inside the tolerance band.
+    Tolerance,
+    /// A stabilization window held the count.
+    Stabilization,
+    /// A scaling policy (or the legacy 2x/+4 rule) limited the rate.
+    RatePolicy,
+    /// Raised to `minReplicas`.
+    MinReplicas,
+    /// Capped at `maxReplicas`.
+    MaxReplicas,
+    /// Invalid metrics: no decision (all failed, or some failed and the rest scale down).
+    InvalidMetrics,
+    /// The target has zero replicas and the HPA did not scale it there.
+    ScalingDisabled,
+}
+
+/// Why the engine asks for a new replica count (upstream's rescale reason).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RescaleReason<'a> {
+    /// No change.
+    None,
+    /// `<metric> above target`.
+    AboveTarget(MetricName<'a>),
+    /// `All metrics below target`.
+    AllBelowTarget,
+    /// `Current number of replicas above Spec.MaxReplicas`.
+    AboveMaxReplicas,
+    /// `Current number of replicas below Spec.MinReplicas`.
+    BelowMinReplicas,
+}
+
+impl fmt::Display for RescaleReason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RescaleReason::None => Ok(()),
+            RescaleReason::AboveTarget(name) => write!(f, "{name} above target"),
+            RescaleReason::AllBelowTarget => f.write_str("All metrics below target"),
+            RescaleReason::AboveMaxReplicas => {
+                f.write_str("Current number of replicas above Spec.MaxReplicas")
+            }
+            RescaleReason::BelowMinReplicas => {
+                f.write_str("Current number of replicas below Spec.MinReplicas")
+            }
+        }
+    }
+}
+
+/// The result of one evaluation.
+#[derive(Clone, Debug)]
+pub struct Decision<'a> {
+    /// The evaluation time.
+    pub at: Instant,
+    /// The target's current `spec.replicas`.
+    pub current_replicas: i32,
+    /// The replica count to set when `rescale`; otherwise what `status.desiredReplicas`
+    /// shows (the current count, or the previous value when metrics failed).
+    pub desired_replicas: i32,
+    /// Whether the caller should change the replica count.
+    pub rescale: bool,
+    /// Why.
+    pub reason: RescaleReason<'a>,
+    /// Each metric's proposal or error, in spec order (empty when no metric was evaluated).
+    pub metrics: Vec<MetricOutcome<'a>, MAX_METRICS>,
+    /// Upstream's aggregated error when some metric was invalid.
+    pub metrics_error: Option<InvalidMetricsError<'a>>,
+    /// The combined proposal of the metrics before normalization (None when not evaluated).
+    pub proposal: Option<i32>,
+    /// After stabilization, before limits (None when normalization did not run).
+    pub stabilized: Option<i32>,
+    /// The main rule that shaped the result.
+    pub limited_by: LimitedBy,
+    /// A history ring was full and its conservative summary influenced the result.
+    pub history_overflowed: bool,
+    /// The status conditions after this evaluation (AbleToScale changes again once the
+    /// rescale is reported).
+    pub conditions: Conditions,
+}
+
+/// Input the engine refuses; nothing is changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EvaluateError {
+    /// `now` is earlier than a previous evaluation's.
+    TimeWentBackwards {
+        /// The latest time seen.
+        last: i64,
+        /// The rejected time.
+        now: i64,
+    },
+    /// The observation has a different number of metric entries than the spec.
+    MetricCountMismatch {
+        /// Metrics in the spec.
+        expected: usize,
+        /// Entries in the observation.
+        got: usize,
+    },
+    /// The spec lists more metrics than [`MAX_METRICS`].
+    TooManyMetrics {
+        /// Metrics in the spec.
+        count: usize,
+    },
+    /// `replicas` or `status_replicas` is negative.
+    NegativeReplicas,
+}
+
+impl fmt::Display for EvaluateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvaluateError::TimeWentBackwards { last, now } => write!(
+                f,
+                "evaluation time {now} ms is earlier than the previous one ({last} ms)"
+            ),
+            EvaluateError::MetricCountMismatch { expected, got } => write!(
+                f,
+                "the observation has {got} metric entries but the spec lists {expected} metrics"
+            ),
+            EvaluateError::TooManyMetrics { count } => write!(
+                f,
+                "the spec lists {count} metrics; this engine supports at most {MAX_METRICS}"
+            ),
+            EvaluateError::NegativeReplicas => f.write_str("replica counts must not be negative"),
+        }
+    }
+}
+
+impl<const R: usize, const E: usize> Default for Autoscaler<R, E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const R: usize, const E: usize> Autoscaler<R, E> {
+    /// A new HPA: no history, no conditions, `desiredReplicas` 0.
+    pub const fn new() -> Self {
+        Autoscaler {
+            history: History::new(),
+            status: Status {
+                desired_replicas: 0,
+                last_scale_time: None,
+                conditions: Conditions::new(),
+            },
+            pending: None,
+        }
+    }
+
+    /// The status after the last evaluation and rescale report.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// Mutable status, e.g. to restore a stored HPA's conditions (a `ScaledToZero` True
+    /// condition makes the engine scale from zero).
+    pub fn status_mut(&mut self) -> &mut Status {
+        &mut self.status
+    }
+
+    /// The history.
+    pub fn history(&self) -> &History<R, E> {
+        &self.history
+    }
+
+    /// Mutable history, e.g. to load a controller's history.
+    pub fn history_mut(&mut self) -> &mut History<R, E> {
+        &mut self.history
+    }
+
+    /// One reconcile: decides the replica count for `obs` under `hpa` and `settings`.
+    ///
+    /// A rescale that was decided earlier and never reported is forgotten (no scale event
+    /// is recorded for it).
+    pub fn evaluate<'a>(
+        &mut self,
+        hpa: &Hpa<'a>,
+        settings: &Settings,
+        obs: &Observation<'a>,
+    ) -> Result<Decision<'a>, EvaluateError> {
+        let specs = hpa.metrics();
+        if specs.len() > MAX_METRICS {
+            return Err(EvaluateError::TooManyMetrics { count: specs.len() });
+        }
+        if obs.metrics.len() != specs.len() {
+            return Err(EvaluateError::MetricCountMismatch {
+                expected: specs.len(),
+                got: obs.metrics.len(),
+            });
+        }
+        if obs.replicas < 0 || obs.status_replicas < 0 {
+            return Err(EvaluateError::NegativeReplicas);
+        }
+        if let Some(last) = self.history.last_instant() {
+            if obs.now < last {
+                return Err(EvaluateError::TimeWentBackwards {
+                    last: last.millis(),
+                    now: obs.now.millis(),
+                });
+            }
+        }
+        self.pending = None;
+
+        let now = obs.now;
+        let current = obs.replicas;
+        let conditions = &mut self.status.conditions;
+        conditions.set(
+            ConditionType::AbleToScale,
+            ConditionStatus::True,
+            Reason::SucceededGetScale,
+        );
+        self.history
+            .seed(current, now, normalize::recommendation_retention(settings));
+
+        let min = hpa.min_replicas();
+        let max = hpa.max_replicas();
+        let gate = settings.scale_to_zero;
+        let has_obj_ext = hpa.has_object_or_external_metric();
+        let scaled_to_zero = gate
+            && conditions
+                .get(ConditionType::ScaledToZero)
+                .is_some_and(|c| c.status == ConditionStatus::True);
+        let from_zero = scaled_to_zero && has_obj_ext;
+
+        let mut decision = Decision {
+            at: now,
+            current_replicas: current,
+            desired_replicas: current,
+            rescale: false,
+            reason: RescaleReason::None,
+            metrics: Vec::new(),
+            metrics_error: None,
+            proposal: None,
+            stabilized: None,
+            limited_by: LimitedBy::Nothing,
+            history_overflowed: false,
+            conditions: Conditions::new(),
+        };
+
+        if current == 0 && !((min != 0 && scaled_to_zero) || from_zero) {
+            conditions.set(
+                ConditionType::ScalingActive,
+                ConditionStatus::False,
+                Reason::ScalingDisabled,
+            );
+            if !gate {
+                conditions.remove(ConditionType::ScaledToZero);
+            }
+            decision.limited_by = LimitedBy::ScalingDisabled;
+            self.status.desired_replicas = 0;
+            decision.desired_replicas = 0;
+            decision.conditions = self.status.conditions.clone();
+            return Ok(decision);
+        }
+
+        let desired;
+        if current != 0 && current > max {
+            desired = max;
+            decision.reason = RescaleReason::AboveMaxReplicas;
+            decision.limited_by = LimitedBy::MaxReplicas;
+        } else if current != 0 && current < min {
+            desired = min;
+            decision.reason = RescaleReason::BelowMinReplicas;
+            decision.limited_by = LimitedBy::MinReplicas;
+        } else {
+            // Metrics.
+            let tolerances = tolerances(hpa, settings);
+            let ctx = CalcContext {
+                obs,
+                settings,
+                tolerances,
+                current,
+            };
+            for (spec, values) in specs.iter().zip(obs.metrics.iter()) {
+                // Cannot fail: `specs.len() <= MAX_METRICS` was checked.
+                let _ = decision
+                    .metrics
+                    .push(metrics::evaluate_metric(&ctx, spec, values));
+            }
+            let combined = metrics::combine(&decision.metrics, current);
+            decision.metrics_error = combined.first_error.map(|first| InvalidMetricsError {
+                invalid: combined.invalid,
+                total: specs.len(),
+                first,
+            });
+            if combined.failed {
+                if let Some(first) = combined.first_error {
+                    conditions.set(
+                        ConditionType::ScalingActive,
+                        ConditionStatus::False,
+                        first.reason(),
+                    );
+                }
+                decision.limited_by = LimitedBy::InvalidMetrics;
+                decision.desired_replicas = self.status.desired_replicas;
+                decision.conditions = self.status.conditions.clone();
+                return Ok(decision);
+            }
+            conditions.set(
+                ConditionType::ScalingActive,
+                ConditionStatus::True,
+                Reason::ValidMetricFound,
+            );
+            decision.proposal = Some(combined.replicas);
+
+            let mut proposed = 0;
+            let mut winner = None;
+            if combined.replicas > proposed {
+                proposed = combined.replicas;
+                winner = combined.winner.and_then(|i| match decision.metrics.get(i) {
+                    Some(MetricOutcome::Proposal(p)) => Some(*p),
+                    _ => None,
+                });
+            }
+            decision.reason = if proposed > current {
+                match winner {
+                    Some(p) => RescaleReason::AboveTarget(p.name()),
+                    None => RescaleReason::None,
+                }
+            } else if proposed < current {
+                RescaleReason::AllBelowTarget
+            } else {
+                RescaleReason::None
+            };
+
+            let bounds = Bounds {
+                current,
+                min,
+                max,
+                now,
+            };
+            let normalized = match hpa.behavior() {
+                None => {
+                    normalize::legacy(&mut self.history, settings, conditions, bounds, proposed)
+                }
+                Some(b) => normalize::with_behavior(
+                    &mut self.history,
+                    settings,
+                    b,
+                    conditions,
+                    bounds,
+                    proposed,
+                ),
+            };
+            let mut result = normalized.replicas;
+            decision.stabilized = Some(normalized.stabilized);
+            decision.history_overflowed = normalized.overflowed;
+            decision.limited_by = if result != normalized.stabilized {
+                match normalized.limit {
+                    Reason::TooFewReplicas => LimitedBy::MinReplicas,
+                    Reason::TooManyReplicas => LimitedBy::MaxReplicas,
+                    _ => LimitedBy::RatePolicy,
+                }
+            } else if normalized.stabilized != proposed {
+                LimitedBy::Stabilization
+            } else if result == current && winner.is_some_and(|p| p.within_tolerance) {
+                LimitedBy::Tolerance
+            } else {
+                LimitedBy::Nothing
+            };
+            if current == 0 && min != 0 && scaled_to_zero && result < min {
+                result = min;
+                decision.limited_by = LimitedBy::MinReplicas;
+                if decision.reason == RescaleReason::None {
+                    decision.reason = RescaleReason::BelowMinReplicas;
+                }
+            }
+            desired = result;
+        }
+
+        decision.rescale = desired != current;
+        decision.desired_replicas = desired;
+        if decision.rescale {
+            self.pending = Some(PendingRescale {
+                from: current,
+                to: desired,
+                at: now,
+                record_event: hpa.behavior().is_some(),
+                scaled_to_zero: gate
+                    .then_some(current > 0 && desired == 0 && min == 0 && has_obj_ext),
+            });
+        } else {
+            self.status.desired_replicas = current;
+        }
+        decision.conditions = self.status.conditions.clone();
+        Ok(decision)
+    }
+
+    /// Whether a decided rescale awaits its outcome.
+    pub fn rescale_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The caller applied the decided replica count: records the scale event (HPAs with a
+    /// behavior), and updates `desiredReplicas`, `lastScaleTime` and the conditions. Returns
+    /// false when no rescale was pending.
+    pub fn rescale_succeeded(&mut self) -> bool {
+        let Some(p) = self.pending.take() else {
+            return false;
+        };
+        let conditions = &mut self.status.conditions;
+        conditions.set(
+            ConditionType::AbleToScale,
+            ConditionStatus::True,
+            Reason::SucceededRescale,
+        );
+        if p.record_event {
+            self.history.record_scale_event(p.from, p.to, p.at);
+        }
+        match p.scaled_to_zero {
+            Some(true) => conditions.set(
+                ConditionType::ScaledToZero,
+                ConditionStatus::True,
+                Reason::ScaledToZero,
+            ),
+            Some(false) => conditions.set(
+                ConditionType::ScaledToZero,
+                ConditionStatus::False,
+                Reason::NotScaledToZero,
+            ),
+            None => conditions.remove(ConditionType::ScaledToZero),
+        }
+        self.status.desired_replicas = p.to;
+        self.status.last_scale_time = Some(p.at);
+        true
+    }
+
+    /// Applying the decided replica count failed: AbleToScale becomes False/FailedUpdateScale,
+    /// `desiredReplicas` keeps its previous value and no scale event is recorded. Returns
+    /// false when no rescale was pending.
+    pub fn rescale_failed(&mut self) -> bool {
+        if self.pending.take().is_none() {
+            return false;
+        }
+        self.status.conditions.set(
+            ConditionType::AbleToScale,
+            ConditionStatus::False,
+            Reason::FailedUpdateScale,
+        );
+        true
+    }
+}
+
+/// `tolerancesForHpa` (spec section 11): the controller's tolerance, replaced per direction
+/// by the behavior's when HPAConfigurableTolerance is on.
+pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
+    let mut t = Tolerances {
+        down: settings.tolerance,
+        up: settings.tolerance,
+    };
+    if let (Some(b), true) = (hpa.behavior(), settings.configurable_tolerance) {
+        if let Some(down) = b.scale_down.tolerance {
+            t.down = down;
+        }
+        if let Some(up) = b.scale_up.tolerance {
+            t.up = up;
+        }
+    }
+    t
+}

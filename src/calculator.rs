@@ -1,0 +1,491 @@
+//! Replica proposals per metric source and target type (algorithm spec section 10).
+//!
+//! Each function mirrors one upstream replica-calculator entry point. Pod-based calculators
+//! make at most two passes over the pods and allocate nothing: sums replace upstream's
+//! per-pod map, and the second pass recomputes what the first pass does not keep.
+
+use crate::arith::{self, Ratio, Tolerances};
+use crate::input::{ConditionStatus, Observation, PodPhase, PodSamples, Sample};
+use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
+use crate::settings::Settings;
+
+/// Why a calculator could not propose a replica count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CalcError<'a> {
+    /// The metrics adapter failed with this message.
+    Fetch(&'a str),
+    /// The resource metrics API returned no sample at all.
+    NoResourceMetrics,
+    /// The external metrics API returned no value.
+    NoExternalMetrics,
+    /// The custom metrics API returned no value for any pod.
+    NoCustomMetrics,
+    /// No pod matched the selector.
+    NoPods,
+    /// Every sample belonged to an unready or ignored pod.
+    NoReadyPodMetrics,
+    /// No sample belonged to a pod with a request.
+    NoMatchingRequests,
+    /// A pod's request could not be computed.
+    Request(RequestError<'a>),
+    /// Counting ready pods for an Object/External value target found no pod.
+    ReadyPodsNoPods,
+    /// The caller passed samples that do not line up with the pod list.
+    SampleCountMismatch {
+        /// Number of pods.
+        pods: usize,
+        /// Number of per-pod sample slots.
+        samples: usize,
+    },
+}
+
+/// The proposal of one calculator and the current value it measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calculation {
+    /// Proposed replica count.
+    pub replicas: i32,
+    /// Measured utilization in percent of request (utilization targets only).
+    pub utilization: Option<i32>,
+    /// Measured raw value in milli-units: average per pod, or the total for value targets.
+    pub raw_milli: i64,
+    /// The proposal is the current count because the ratio was inside the tolerance band.
+    pub within_tolerance: bool,
+}
+
+/// Everything a calculator needs besides its metric's own values.
+#[derive(Clone, Copy, Debug)]
+pub struct CalcContext<'o, 'a> {
+    /// The observation (pods, replica counts, time).
+    pub obs: &'o Observation<'a>,
+    /// Controller settings (readiness periods, arithmetic mode).
+    pub settings: &'o Settings,
+    /// The HPA's tolerances.
+    pub tolerances: Tolerances,
+    /// `scale.spec.replicas`.
+    pub current: i32,
+}
+
+impl CalcContext<'_, '_> {
+    fn readiness(&self, cpu: bool) -> Readiness {
+        Readiness {
+            cpu,
+            cpu_initialization_period: self.settings.cpu_initialization_period,
+            initial_readiness_delay: self.settings.initial_readiness_delay,
+            now: self.obs.now,
+        }
+    }
+}
+
+/// A sample's value for this metric: the named container's usage, or the pod's.
+fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
+    match container {
+        None => Some(sample.milli),
+        Some(name) => sample
+            .containers
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.milli),
+    }
+}
+
+/// Upstream's checks before grouping: the metrics API returned something, and some pod
+/// matched the selector. `empty` is the error for an empty metrics response.
+fn check_alignment<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    samples: &PodSamples<'a>,
+    empty: CalcError<'a>,
+) -> Result<(), CalcError<'a>> {
+    if samples.per_pod.len() != ctx.obs.pods.len() {
+        return Err(CalcError::SampleCountMismatch {
+            pods: ctx.obs.pods.len(),
+            samples: samples.per_pod.len(),
+        });
+    }
+    let any = samples
+        .per_pod
+        .iter()
+        .flatten()
+        .chain(samples.orphans.iter())
+        .next()
+        .is_some();
+    if !any {
+        return Err(empty);
+    }
+    if ctx.obs.pods.is_empty() {
+        return Err(CalcError::NoPods);
+    }
+    Ok(())
+}
+
+/// Counts of the first pass over the pods.
+#[derive(Clone, Copy, Default)]
+struct FirstPass<'a> {
+    ready: i64,
+    unready: i64,
+    missing: i64,
+    /// Σ of ready pods' values (exact).
+    value_sum: i128,
+    /// Σ of ready pods' requests (exact), utilization only.
+    request_sum: i128,
+    first_request_error: Option<RequestError<'a>>,
+}
+
+/// Σ and count of orphan samples' values.
+fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (i128, i64) {
+    samples
+        .orphans
+        .iter()
+        .filter_map(|s| sample_value(s, container))
+        .fold((0_i128, 0_i64), |(sum, n), v| {
+            (sum.saturating_add(i128::from(v)), n.saturating_add(1))
+        })
+}
+
+/// `GetResourceReplicas`: Resource and ContainerResource metrics with a utilization target
+/// (spec section 10.1).
+pub(crate) fn resource_utilization<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    samples: &PodSamples<'a>,
+    resource: &'a str,
+    container: Option<&'a str>,
+    target_percent: i32,
+) -> Result<Calculation, CalcError<'a>> {
+    check_alignment(ctx, samples, CalcError::NoResourceMetrics)?;
+    let pods = ctx.obs.pods;
+    let readiness = ctx.readiness(resource == "cpu");
+    let mut first = FirstPass::default();
+    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
+        let value = slot.as_ref().and_then(|s| sample_value(s, container));
+        let sample = slot.as_ref().filter(|_| value.is_some());
+        let request = pod_request(pod, container, resource);
+        if let Err(e) = request {
+            first.first_request_error.get_or_insert(e);
+        }
+        match group_pod(pod, sample, &readiness) {
+            PodGroup::Ready => {
+                first.ready = first.ready.saturating_add(1);
+                first.value_sum = first
+                    .value_sum
+                    .saturating_add(i128::from(value.unwrap_or(0)));
+                first.request_sum = first
+                    .request_sum
+                    .saturating_add(i128::from(request.unwrap_or(0)));
+            }
+            PodGroup::Unready => first.unready = first.unready.saturating_add(1),
+            PodGroup::Missing => first.missing = first.missing.saturating_add(1),
+            PodGroup::Ignored => {}
+        }
+    }
+    let (_, orphans) = orphan_sums(samples, container);
+    if first.ready.saturating_add(orphans) == 0 {
+        return Err(CalcError::NoReadyPodMetrics);
+    }
+    if let Some(e) = first.first_request_error {
+        return Err(CalcError::Request(e));
+    }
+    let mode = ctx.settings.arithmetic;
+    let (ratio, utilization) =
+        utilization_ratio(mode, first.value_sum, first.request_sum, target_percent)?;
+    // Σ is clamped to int64 where upstream stores it; the average divides the clamped sum.
+    let raw_milli = arith::clamp_i64(first.value_sum)
+        .checked_div(first.ready)
+        .unwrap_or(0);
+    let result = |(replicas, within_tolerance)| Calculation {
+        replicas,
+        utilization: Some(utilization),
+        raw_milli,
+        within_tolerance,
+    };
+
+    let scale_up_with_unready = first.unready > 0 && ratio.above_one();
+    if !scale_up_with_unready && first.missing == 0 {
+        if ratio.within(&ctx.tolerances) {
+            return Ok(result((ctx.current, true)));
+        }
+        return Ok(result((ratio.ceil_times(first.ready), false)));
+    }
+
+    // Second pass: fill in missing pods (and unready ones on a scale-up).
+    let fallback = i128::from(target_percent.max(100));
+    let mut value_sum = first.value_sum;
+    let mut request_sum = first.request_sum;
+    let mut entries = first.ready.saturating_add(orphans);
+    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
+        let value = slot.as_ref().and_then(|s| sample_value(s, container));
+        let sample = slot.as_ref().filter(|_| value.is_some());
+        let group = group_pod(pod, sample, &readiness);
+        let filled = match group {
+            PodGroup::Missing if ratio.below_one() => Some(true),
+            PodGroup::Missing if ratio.above_one() => Some(false),
+            PodGroup::Unready if scale_up_with_unready => Some(false),
+            _ => None,
+        };
+        let Some(full) = filled else { continue };
+        let request = i128::from(pod_request(pod, container, resource).unwrap_or(0));
+        if full {
+            let fill = arith::clamp_i64(request.saturating_mul(fallback) / 100);
+            value_sum = value_sum.saturating_add(i128::from(fill));
+        }
+        request_sum = request_sum.saturating_add(request);
+        entries = entries.saturating_add(1);
+    }
+    let (new_ratio, _) = utilization_ratio(mode, value_sum, request_sum, target_percent)?;
+    Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
+}
+
+/// `GetResourceUtilizationRatio` on exact sums: the truncated percent and its ratio to the
+/// target.
+fn utilization_ratio<'a>(
+    mode: crate::settings::Arithmetic,
+    value_sum: i128,
+    request_sum: i128,
+    target_percent: i32,
+) -> Result<(Ratio, i32), CalcError<'a>> {
+    let requests = i128::from(arith::clamp_i64(request_sum));
+    if requests == 0 {
+        return Err(CalcError::NoMatchingRequests);
+    }
+    let values = i128::from(arith::clamp_i64(value_sum));
+    let percent = arith::clamp_i32(
+        values
+            .saturating_mul(100)
+            .checked_div(requests)
+            .unwrap_or(0),
+    );
+    Ok((
+        arith::ratio(mode, i64::from(percent), i64::from(target_percent)),
+        percent,
+    ))
+}
+
+/// The shared ending of both pod-based calculators (spec 10.1 i-k): the proposal, and
+/// whether the tolerance band held it at the current count.
+fn second_pass_replicas(
+    ctx: &CalcContext<'_, '_>,
+    ratio: Ratio,
+    new_ratio: Ratio,
+    entries: i64,
+) -> (i32, bool) {
+    if new_ratio.within(&ctx.tolerances) {
+        return (ctx.current, true);
+    }
+    let flipped = (ratio.below_one() && new_ratio.above_one())
+        || (ratio.above_one() && new_ratio.below_one());
+    if flipped {
+        return (ctx.current, false);
+    }
+    let replicas = new_ratio.ceil_times(entries);
+    if (new_ratio.below_one() && replicas > ctx.current)
+        || (new_ratio.above_one() && replicas < ctx.current)
+    {
+        return (ctx.current, false);
+    }
+    (replicas, false)
+}
+
+/// `calcPlainMetricReplicas`: Resource/ContainerResource average-value targets and Pods
+/// metrics (spec section 10.2). `resource` is `None` for Pods metrics.
+pub(crate) fn plain_average<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    samples: &PodSamples<'a>,
+    resource: Option<&'a str>,
+    container: Option<&'a str>,
+    target_milli: i64,
+) -> Result<Calculation, CalcError<'a>> {
+    let empty = match resource {
+        Some(_) => CalcError::NoResourceMetrics,
+        None => CalcError::NoCustomMetrics,
+    };
+    check_alignment(ctx, samples, empty)?;
+    let pods = ctx.obs.pods;
+    let readiness = ctx.readiness(resource == Some("cpu"));
+    let mut first = FirstPass::default();
+    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
+        let value = slot.as_ref().and_then(|s| sample_value(s, container));
+        let sample = slot.as_ref().filter(|_| value.is_some());
+        match group_pod(pod, sample, &readiness) {
+            PodGroup::Ready => {
+                first.ready = first.ready.saturating_add(1);
+                first.value_sum = first
+                    .value_sum
+                    .saturating_add(i128::from(value.unwrap_or(0)));
+            }
+            PodGroup::Unready => first.unready = first.unready.saturating_add(1),
+            PodGroup::Missing => first.missing = first.missing.saturating_add(1),
+            PodGroup::Ignored => {}
+        }
+    }
+    let (orphan_sum, orphans) = orphan_sums(samples, container);
+    let entries = first.ready.saturating_add(orphans);
+    if entries == 0 {
+        return Err(CalcError::NoReadyPodMetrics);
+    }
+    let mode = ctx.settings.arithmetic;
+    let total = first.value_sum.saturating_add(orphan_sum);
+    let average = arith::clamp_i64(total).checked_div(entries).unwrap_or(0);
+    let ratio = arith::ratio(mode, average, target_milli);
+    let result = |(replicas, within_tolerance)| Calculation {
+        replicas,
+        utilization: None,
+        raw_milli: average,
+        within_tolerance,
+    };
+
+    let scale_up_with_unready = first.unready > 0 && ratio.above_one();
+    if !scale_up_with_unready && first.missing == 0 {
+        if ratio.within(&ctx.tolerances) {
+            return Ok(result((ctx.current, true)));
+        }
+        return Ok(result((ratio.ceil_times(first.ready), false)));
+    }
+
+    let mut total = total;
+    let mut entries = entries;
+    if first.missing > 0 {
+        if ratio.below_one() {
+            let fill = i128::from(target_milli).saturating_mul(i128::from(first.missing));
+            total = total.saturating_add(fill);
+            entries = entries.saturating_add(first.missing);
+        } else if ratio.above_one() {
+            entries = entries.saturating_add(first.missing);
+        }
+    }
+    if scale_up_with_unready {
+        entries = entries.saturating_add(first.unready);
+    }
+    let new_average = arith::clamp_i64(total).checked_div(entries).unwrap_or(0);
+    let new_ratio = arith::ratio(mode, new_average, target_milli);
+    Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
+}
+
+/// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
+fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a>> {
+    if ctx.obs.pods.is_empty() {
+        return Err(CalcError::ReadyPodsNoPods);
+    }
+    let ready = ctx
+        .obs
+        .pods
+        .iter()
+        .filter(|p| {
+            p.phase == PodPhase::Running
+                && p.ready.is_some_and(|r| r.status == ConditionStatus::True)
+        })
+        .count();
+    Ok(i64::try_from(ready).unwrap_or(i64::MAX))
+}
+
+/// `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)` from
+/// zero.
+fn usage_ratio_replicas<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    ratio: Ratio,
+    raw_milli: i64,
+) -> Result<Calculation, CalcError<'a>> {
+    let (replicas, within_tolerance) = if ctx.current == 0 {
+        (ratio.ceil_times(1), false)
+    } else if ratio.within(&ctx.tolerances) {
+        (ctx.current, true)
+    } else {
+        // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
+        (ratio.ceil_times(ready_running_pods(ctx)?), false)
+    };
+    Ok(Calculation {
+        replicas,
+        utilization: None,
+        raw_milli,
+        within_tolerance,
+    })
+}
+
+/// `GetObjectMetricReplicas`: Object metric with a value target (spec 10.3).
+pub(crate) fn object_value<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    value_milli: i64,
+    target_milli: i64,
+) -> Result<Calculation, CalcError<'a>> {
+    let ratio = arith::ratio(ctx.settings.arithmetic, value_milli, target_milli);
+    usage_ratio_replicas(ctx, ratio, value_milli)
+}
+
+/// `GetObjectPerPodMetricReplicas` / the end of `GetExternalPerPodMetricReplicas`: per-pod
+/// targets measured against `status.replicas` (spec 10.4, 10.6).
+fn per_pod<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    usage: i64,
+    target_milli: i64,
+    external: bool,
+) -> Calculation {
+    let mode = ctx.settings.arithmetic;
+    let status_replicas = ctx.obs.status_replicas;
+    let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
+    let within_tolerance = ratio.within(&ctx.tolerances);
+    let replicas = if within_tolerance {
+        status_replicas
+    } else {
+        arith::ceil_div_i32(mode, usage, target_milli)
+    };
+    let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
+        i64::MAX
+    } else {
+        arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
+    };
+    Calculation {
+        replicas,
+        utilization: None,
+        raw_milli,
+        within_tolerance,
+    }
+}
+
+/// `GetObjectPerPodMetricReplicas`: Object metric with an average-value target (spec 10.4).
+pub(crate) fn object_per_pod<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    value_milli: i64,
+    target_milli: i64,
+) -> Calculation {
+    per_pod(ctx, value_milli, target_milli, false)
+}
+
+/// `GetExternalMetricReplicas`: External metric with a value target (spec 10.5).
+pub(crate) fn external_value<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    values: &[i64],
+    target_milli: i64,
+) -> Result<Calculation, CalcError<'a>> {
+    if values.is_empty() {
+        return Err(CalcError::NoExternalMetrics);
+    }
+    let mut sum: i64 = 0;
+    for &v in values {
+        if v > 0 && sum > i64::MAX.saturating_sub(v) {
+            sum = i64::MAX;
+            break;
+        }
+        sum = sum.saturating_add(v);
+    }
+    let ratio = arith::ratio(ctx.settings.arithmetic, sum, target_milli);
+    usage_ratio_replicas(ctx, ratio, sum)
+}
+
+/// `GetExternalPerPodMetricReplicas`: External metric with an average-value target (10.6).
+pub(crate) fn external_per_pod<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    values: &[i64],
+    target_milli: i64,
+) -> Result<Calculation, CalcError<'a>> {
+    if values.is_empty() {
+        return Err(CalcError::NoExternalMetrics);
+    }
+    // A running sum that leaves [0, MaxInt64] is upstream's overflow signal.
+    let mut sum: i128 = 0;
+    for &v in values {
+        sum = sum.saturating_add(i128::from(v));
+        if sum < 0 || sum > i128::from(i64::MAX) {
+            sum = i128::from(i64::MAX);
+            break;
+        }
+    }
+    Ok(per_pod(ctx, arith::clamp_i64(sum), target_milli, true))
+}

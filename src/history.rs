@@ -1,0 +1,437 @@
+//! Recommendation and scale-event history in fixed-capacity ring buffers.
+//!
+//! Upstream keeps two unbounded lists per HPA and reuses "old" slots in place; only the
+//! timestamps and values of the entries decide anything. Here each list is a time-ordered
+//! ring (`heapless::Deque`) that drops entries no valid spec can ever look at again
+//! (recommendations older than the longest possible window, scale events older than the
+//! longest possible policy period, 1800 s). While a ring has room, every decision equals the
+//! one upstream's lists give.
+//!
+//! When a ring is full, its oldest entry is folded into a summary instead of being lost:
+//! recommendations keep their minimum and maximum with the newest folded timestamp, events
+//! their sums with the newest timestamp. Folded entries then stay visible slightly longer
+//! than they should, which only ever holds the replica count back (more stabilization, a
+//! smaller scale-up budget, a smaller scale-down budget): the conservative choice. Every
+//! result that a summary influenced is reported as `overflowed`.
+//!
+//! Timestamps are stored as `u32` millisecond offsets from a moving epoch, halving the state.
+
+use heapless::Deque;
+
+use crate::time::{Duration, Instant};
+
+/// Longest span a stored offset may cover before the epoch moves (2^31 ms, about 24.8 days).
+const REBASE_SPAN: i64 = 1 << 31;
+
+/// The longest policy period Kubernetes accepts; older events never count again.
+pub(crate) const EVENT_RETENTION: Duration = Duration::from_secs(1800);
+
+/// The longest behavior stabilization window Kubernetes accepts.
+pub(crate) const BEHAVIOR_WINDOW_LIMIT: Duration = Duration::from_secs(3600);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Recommendation {
+    replicas: i32,
+    at: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ScaleEvent {
+    /// Positive for a scale-up (new − old), negative for a scale-down (−(old − new)).
+    change: i32,
+    at: u32,
+}
+
+/// What folded (evicted) recommendations still contribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RecommendationSummary {
+    low: i32,
+    high: i32,
+    at: u32,
+}
+
+/// What folded scale events still contribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+struct EventSummary {
+    added: i64,
+    deleted: i64,
+    at: u32,
+}
+
+/// Replica changes counted for one policy period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct PeriodChanges {
+    pub added: i32,
+    pub deleted: i32,
+    pub overflowed: bool,
+}
+
+/// Which limit a period count is for, so that folded events are counted conservatively.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LimitDirection {
+    Up,
+    Down,
+}
+
+/// The bounds a stabilization found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stabilized {
+    pub replicas: i32,
+    pub overflowed: bool,
+}
+
+/// Both histories of one HPA. `R` recommendations, `E` scale events.
+#[derive(Clone, Debug)]
+pub struct History<const R: usize, const E: usize> {
+    /// `now` of the last recorded instant; offsets count from `epoch`.
+    epoch: i64,
+    last: Option<i64>,
+    /// Upstream has no list yet (a new HPA): the first evaluation seeds `(current, now)`.
+    seeded: bool,
+    recommendations: Deque<Recommendation, R>,
+    folded_recommendations: Option<RecommendationSummary>,
+    events: Deque<ScaleEvent, E>,
+    folded_events: Option<EventSummary>,
+}
+
+impl<const R: usize, const E: usize> Default for History<R, E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const R: usize, const E: usize> History<R, E> {
+    /// An empty, unseeded history.
+    pub const fn new() -> Self {
+        History {
+            epoch: 0,
+            last: None,
+            seeded: false,
+            recommendations: Deque::new(),
+            folded_recommendations: None,
+            events: Deque::new(),
+            folded_events: None,
+        }
+    }
+
+    /// The last instant the history has seen.
+    pub(crate) fn last_instant(&self) -> Option<Instant> {
+        self.last.map(Instant)
+    }
+
+    /// Moves the epoch so that `now` has an offset; drops what becomes unrepresentable (older
+    /// than 2^31 ms, far beyond every window and period). `now` must not precede `last`.
+    fn advance(&mut self, now: Instant) -> u32 {
+        let now = now.millis();
+        match self.last {
+            None => {
+                self.epoch = now;
+            }
+            Some(_) => {
+                let span = i128::from(now).saturating_sub(i128::from(self.epoch));
+                if span > i128::from(u32::MAX) {
+                    let new_epoch = now.saturating_sub(REBASE_SPAN);
+                    self.rebase(new_epoch);
+                }
+            }
+        }
+        self.last = Some(self.last.map_or(now, |l| l.max(now)));
+        self.offset(Instant(now)).unwrap_or(u32::MAX)
+    }
+
+    fn rebase(&mut self, new_epoch: i64) {
+        let shift = i128::from(new_epoch).saturating_sub(i128::from(self.epoch));
+        let shift = u32::try_from(shift.max(0)).unwrap_or(u32::MAX);
+        let mut kept: Deque<Recommendation, R> = Deque::new();
+        for r in self.recommendations.iter() {
+            if let Some(at) = r.at.checked_sub(shift) {
+                // Cannot fail: `kept` has the same capacity as the source.
+                let _ = kept.push_back(Recommendation { at, ..*r });
+            }
+        }
+        self.recommendations = kept;
+        let mut kept: Deque<ScaleEvent, E> = Deque::new();
+        for e in self.events.iter() {
+            if let Some(at) = e.at.checked_sub(shift) {
+                let _ = kept.push_back(ScaleEvent { at, ..*e });
+            }
+        }
+        self.events = kept;
+        self.folded_recommendations = self.folded_recommendations.and_then(|s| {
+            s.at.checked_sub(shift)
+                .map(|at| RecommendationSummary { at, ..s })
+        });
+        self.folded_events = self
+            .folded_events
+            .and_then(|s| s.at.checked_sub(shift).map(|at| EventSummary { at, ..s }));
+        self.epoch = new_epoch;
+    }
+
+    /// Offset of `t` from the epoch, `None` if it lies before the epoch.
+    fn offset(&self, t: Instant) -> Option<u32> {
+        let d = i128::from(t.millis()).saturating_sub(i128::from(self.epoch));
+        u32::try_from(d).ok()
+    }
+
+    fn instant(&self, at: u32) -> Instant {
+        Instant(self.epoch.saturating_add(i64::from(at)))
+    }
+
+    /// Strictly after `now - window` (inside a behavior window or policy period).
+    fn after_cutoff(&self, at: u32, now: Instant, window: Duration) -> bool {
+        self.instant(at).is_after_cutoff(now, window)
+    }
+
+    /// Not before `now - window` (inside the legacy window, which includes its cutoff).
+    fn not_before_cutoff(&self, at: u32, now: Instant, window: Duration) -> bool {
+        !self.instant(at).is_before_cutoff(now, window)
+    }
+
+    /// Appends a recommendation, dropping entries older than `retention` and folding the
+    /// oldest one into the summary when the ring is full.
+    fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
+        let at = self.advance(now);
+        self.seeded = true;
+        while let Some(front) = self.recommendations.front().copied() {
+            if self.instant(front.at).is_before_cutoff(now, retention) {
+                self.recommendations.pop_front();
+            } else {
+                break;
+            }
+        }
+        if let Some(s) = self.folded_recommendations {
+            if self.instant(s.at).is_before_cutoff(now, retention) {
+                self.folded_recommendations = None;
+            }
+        }
+        if self.recommendations.is_full() {
+            if let Some(old) = self.recommendations.pop_front() {
+                let s = self
+                    .folded_recommendations
+                    .get_or_insert(RecommendationSummary {
+                        low: old.replicas,
+                        high: old.replicas,
+                        at: old.at,
+                    });
+                s.low = s.low.min(old.replicas);
+                s.high = s.high.max(old.replicas);
+                s.at = s.at.max(old.at);
+            }
+        }
+        // Cannot fail: a slot was freed above when the ring was full (and R > 0).
+        let _ = self
+            .recommendations
+            .push_back(Recommendation { replicas, at });
+    }
+
+    /// Seeds `(current, now)` if upstream would have no list yet.
+    pub(crate) fn seed(&mut self, current: i32, now: Instant, retention: Duration) {
+        if !self.seeded {
+            self.push_recommendation(current, now, retention);
+        }
+    }
+
+    /// Legacy stabilization (spec 12.1): the maximum of `desired` and every recommendation
+    /// not before `now - window`; then records `desired`.
+    pub(crate) fn stabilize_legacy(
+        &mut self,
+        desired: i32,
+        now: Instant,
+        window: Duration,
+        retention: Duration,
+    ) -> Stabilized {
+        let mut best = desired;
+        for r in self.recommendations.iter() {
+            if self.not_before_cutoff(r.at, now, window) {
+                best = best.max(r.replicas);
+            }
+        }
+        let mut overflowed = false;
+        if let Some(s) = self.folded_recommendations {
+            if self.not_before_cutoff(s.at, now, window) && s.high > best {
+                best = s.high;
+                overflowed = true;
+            }
+        }
+        self.push_recommendation(desired, now, retention);
+        Stabilized {
+            replicas: best,
+            overflowed,
+        }
+    }
+
+    /// Behavior stabilization (spec 13.1): `current` clamped into
+    /// `[min over the up window, max over the down window]` (both including `desired`); then
+    /// records `desired`.
+    pub(crate) fn stabilize_behavior(
+        &mut self,
+        desired: i32,
+        current: i32,
+        now: Instant,
+        up_window: Duration,
+        down_window: Duration,
+        retention: Duration,
+    ) -> Stabilized {
+        let mut up = desired;
+        let mut down = desired;
+        for r in self.recommendations.iter() {
+            if self.after_cutoff(r.at, now, up_window) {
+                up = up.min(r.replicas);
+            }
+            if self.after_cutoff(r.at, now, down_window) {
+                down = down.max(r.replicas);
+            }
+        }
+        let (exact_up, exact_down) = (up, down);
+        if let Some(s) = self.folded_recommendations {
+            if self.after_cutoff(s.at, now, up_window) {
+                up = up.min(s.low);
+            }
+            if self.after_cutoff(s.at, now, down_window) {
+                down = down.max(s.high);
+            }
+        }
+        let stabilize = |low: i32, high: i32| current.max(low).min(high);
+        let replicas = stabilize(up, down);
+        let overflowed = replicas != stabilize(exact_up, exact_down);
+        self.push_recommendation(desired, now, retention);
+        Stabilized {
+            replicas,
+            overflowed,
+        }
+    }
+
+    /// Records a successful rescale from `old` to `new` replicas.
+    pub(crate) fn record_scale_event(&mut self, old: i32, new: i32, now: Instant) {
+        let change = i128::from(new).saturating_sub(i128::from(old));
+        let change = crate::arith::clamp_i32(change);
+        if change == 0 {
+            return;
+        }
+        let at = self.advance(now);
+        while let Some(front) = self.events.front().copied() {
+            if self
+                .instant(front.at)
+                .is_before_cutoff(now, EVENT_RETENTION)
+            {
+                self.events.pop_front();
+            } else {
+                break;
+            }
+        }
+        if let Some(s) = self.folded_events {
+            if self.instant(s.at).is_before_cutoff(now, EVENT_RETENTION) {
+                self.folded_events = None;
+            }
+        }
+        if self.events.is_full() {
+            if let Some(old) = self.events.pop_front() {
+                let s = self.folded_events.get_or_insert(EventSummary::default());
+                if old.change > 0 {
+                    s.added = s.added.saturating_add(i64::from(old.change));
+                } else {
+                    s.deleted = s
+                        .deleted
+                        .saturating_add(i64::from(old.change).saturating_neg());
+                }
+                s.at = s.at.max(old.at);
+            }
+        }
+        let _ = self.events.push_back(ScaleEvent { change, at });
+    }
+
+    /// Replicas added and deleted by events strictly after `now - period` (spec 13.3).
+    pub(crate) fn changes_in_period(
+        &self,
+        now: Instant,
+        period: Duration,
+        direction: LimitDirection,
+    ) -> PeriodChanges {
+        let mut added: i64 = 0;
+        let mut deleted: i64 = 0;
+        for e in self.events.iter() {
+            if self.after_cutoff(e.at, now, period) {
+                if e.change > 0 {
+                    added = added.saturating_add(i64::from(e.change));
+                } else {
+                    deleted = deleted.saturating_add(i64::from(e.change).saturating_neg());
+                }
+            }
+        }
+        let mut overflowed = false;
+        if let Some(s) = self.folded_events {
+            if self.after_cutoff(s.at, now, period) {
+                // Count folded events only where they shrink this direction's budget.
+                match direction {
+                    LimitDirection::Up if s.added > 0 => {
+                        added = added.saturating_add(s.added);
+                        overflowed = true;
+                    }
+                    LimitDirection::Down if s.deleted > 0 => {
+                        deleted = deleted.saturating_add(s.deleted);
+                        overflowed = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        PeriodChanges {
+            added: crate::arith::clamp_i32(i128::from(added)),
+            deleted: crate::arith::clamp_i32(i128::from(deleted)),
+            overflowed,
+        }
+    }
+
+    /// Loads upstream history (conformance tests and migrations): recommendations and scale
+    /// events (positive changes) as `(value, instant)`, each list in time order. `seeded` says whether upstream had
+    /// a list. Entries beyond the capacity are folded as usual.
+    pub fn load(
+        &mut self,
+        seeded: bool,
+        recommendations: &[(i32, Instant)],
+        scale_up_events: &[(i32, Instant)],
+        scale_down_events: &[(i32, Instant)],
+    ) {
+        *self = History::new();
+        // Pick an epoch at or before every loaded instant.
+        let earliest = recommendations
+            .iter()
+            .chain(scale_up_events)
+            .chain(scale_down_events)
+            .map(|(_, t)| t.millis())
+            .min();
+        if let Some(e) = earliest {
+            self.epoch = e;
+            self.last = Some(e);
+        }
+        let keep_all = Duration(i64::MAX);
+        for &(replicas, at) in recommendations {
+            self.push_recommendation(replicas, at, keep_all);
+        }
+        // Counting looks at timestamps only, so the two lists need not be interleaved.
+        for &(change, at) in scale_up_events {
+            self.record_scale_event(0, change, at);
+        }
+        for &(change, at) in scale_down_events {
+            self.record_scale_event(change, 0, at);
+        }
+        self.seeded = seeded || !recommendations.is_empty();
+    }
+
+    /// Number of stored recommendations (excluding folded ones).
+    pub fn recommendation_count(&self) -> usize {
+        self.recommendations.len()
+    }
+
+    /// The stored recommendations as `(replicas, instant)`, oldest first.
+    pub fn recommendations(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
+        self.recommendations
+            .iter()
+            .map(|r| (r.replicas, self.instant(r.at)))
+    }
+
+    /// The stored scale events as `(signed change, instant)`, oldest first.
+    pub fn scale_events(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
+        self.events.iter().map(|e| (e.change, self.instant(e.at)))
+    }
+}

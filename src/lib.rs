@@ -1,0 +1,46 @@
+//! # hpa: the Kubernetes HorizontalPodAutoscaler's decisions, in a few kilobytes
+//!
+//! A `no_std`, allocation-free, panic-free engine that makes exactly the decisions the
+//! Kubernetes HorizontalPodAutoscaler controller (`autoscaling/v2`) makes, with integer
+//! arithmetic only. See the README for the architecture and `docs/spec-map.md` for where
+//! each rule of the algorithm lives.
+#![no_std]
+#![deny(missing_docs)]
+#![deny(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::panic_in_result_fn,
+    clippy::float_arithmetic,
+    clippy::arithmetic_side_effects
+)]
+
+pub mod arith;
+pub mod autoscaler;
+pub mod calculator;
+pub mod conditions;
+pub mod defaults;
+pub mod history;
+pub mod input;
+pub mod metrics;
+pub mod normalize;
+pub mod pods;
+pub mod quantity;
+pub mod settings;
+pub mod spec;
+pub mod time;
+pub mod tolerance;
+pub mod validation;
+
+pub use autoscaler::{Autoscaler, Decision, EvaluateError, LimitedBy, RescaleReason, Status};
+pub use defaults::Hpa;
+pub use input::{MetricValues, Observation, Pod, PodSamples, Sample};
+pub use quantity::Quantity;
+pub use settings::{Arithmetic, Settings};
+pub use spec::HpaSpec;
+pub use time::{Duration, Instant};
+pub use tolerance::Tolerance;

@@ -1,0 +1,563 @@
+//! Per-metric dispatch, error wrapping and the multi-metric rule (algorithm spec section 6).
+
+use core::fmt;
+
+use crate::calculator::{self, CalcContext, CalcError, Calculation};
+use crate::conditions::Reason;
+use crate::input::MetricValues;
+use crate::quantity::Quantity;
+use crate::spec::{MetricSourceType, MetricSpec, MetricTargetType};
+
+/// The most metrics one HPA may list in this engine (Kubernetes has no limit; real HPAs use
+/// a handful). Bounds the size of a [`crate::Decision`].
+pub const MAX_METRICS: usize = 8;
+
+/// How one metric is evaluated, after reading its target fields as upstream does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route<'a> {
+    ResourceUtilization {
+        resource: &'a str,
+        container: Option<&'a str>,
+        percent: i32,
+    },
+    ResourceValue {
+        resource: &'a str,
+        container: Option<&'a str>,
+        target: i64,
+    },
+    Pods {
+        target: i64,
+    },
+    ObjectValue {
+        target: i64,
+    },
+    ObjectAverage {
+        target: i64,
+    },
+    ExternalAverage {
+        target: i64,
+    },
+    ExternalValue {
+        target: i64,
+    },
+    /// The spec names no usable target (only possible past validation for Object metrics
+    /// whose `target.type` does not match the populated field).
+    Invalid,
+}
+
+fn milli(q: Option<Quantity>) -> Option<i64> {
+    q.map(|q| q.milli_value())
+}
+
+/// Reads a metric's target the way the upstream controller does (spec 6.2, trace rule 22).
+pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
+    let resource_route =
+        |resource: &'a str, container: Option<&'a str>, t: &crate::spec::MetricTarget| {
+            if let Some(target) = milli(t.average_value) {
+                Route::ResourceValue {
+                    resource,
+                    container,
+                    target,
+                }
+            } else if let Some(percent) = t.average_utilization {
+                Route::ResourceUtilization {
+                    resource,
+                    container,
+                    percent,
+                }
+            } else {
+                Route::Invalid
+            }
+        };
+    match spec.type_ {
+        Some(MetricSourceType::Resource) => match &spec.resource {
+            Some(r) => resource_route(r.name, None, &r.target),
+            None => Route::Invalid,
+        },
+        Some(MetricSourceType::ContainerResource) => match &spec.container_resource {
+            Some(r) => resource_route(r.name, Some(r.container), &r.target),
+            None => Route::Invalid,
+        },
+        Some(MetricSourceType::Pods) => match spec
+            .pods
+            .as_ref()
+            .and_then(|p| milli(p.target.average_value))
+        {
+            Some(target) => Route::Pods { target },
+            None => Route::Invalid,
+        },
+        Some(MetricSourceType::Object) => match &spec.object {
+            Some(o) => match (
+                o.target.type_,
+                milli(o.target.value),
+                milli(o.target.average_value),
+            ) {
+                (Some(MetricTargetType::Value), Some(target), _) => Route::ObjectValue { target },
+                (Some(MetricTargetType::AverageValue), _, Some(target)) => {
+                    Route::ObjectAverage { target }
+                }
+                _ => Route::Invalid,
+            },
+            None => Route::Invalid,
+        },
+        Some(MetricSourceType::External) => match &spec.external {
+            Some(e) => match (milli(e.target.average_value), milli(e.target.value)) {
+                (Some(target), _) => Route::ExternalAverage { target },
+                (None, Some(target)) => Route::ExternalValue { target },
+                _ => Route::Invalid,
+            },
+            None => Route::Invalid,
+        },
+        None => Route::Invalid,
+    }
+}
+
+/// Why one metric produced no proposal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetricFailure<'a> {
+    /// The calculator failed.
+    Calc(CalcError<'a>),
+    /// The target fields name no usable target.
+    InvalidSource,
+    /// The metric's label selector cannot be converted.
+    InvalidSelector,
+    /// The caller passed values of the wrong shape for this metric's source.
+    WrongValues,
+}
+
+/// A failed metric together with its spec, so that it can be rendered as upstream's error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricError<'a> {
+    /// The metric.
+    pub spec: &'a MetricSpec<'a>,
+    /// What went wrong.
+    pub failure: MetricFailure<'a>,
+}
+
+/// One metric's result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MetricOutcome<'a> {
+    /// The metric proposed a replica count.
+    Proposal(MetricProposal<'a>),
+    /// The metric is invalid this time.
+    Error(MetricError<'a>),
+}
+
+/// A metric's proposal and the current value it measured (the HPA's `currentMetrics`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricProposal<'a> {
+    /// The metric.
+    pub spec: &'a MetricSpec<'a>,
+    /// Proposed replicas.
+    pub replicas: i32,
+    /// `current.averageUtilization`.
+    pub average_utilization: Option<i32>,
+    /// `current.averageValue` in milli-units.
+    pub average_value: Option<i64>,
+    /// `current.value` in milli-units.
+    pub value: Option<i64>,
+    /// The proposal is the current count because the usage ratio was inside the tolerance.
+    pub within_tolerance: bool,
+}
+
+impl<'a> MetricProposal<'a> {
+    /// The name upstream uses in reasons and messages, e.g.
+    /// `cpu resource utilization (percentage of request)`.
+    pub fn name(&self) -> MetricName<'a> {
+        MetricName(self.spec)
+    }
+}
+
+/// Renders a metric's name as upstream does in "<name> above target".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricName<'a>(pub &'a MetricSpec<'a>);
+
+struct Selector<'a>(Option<&'a str>);
+
+impl fmt::Display for Selector<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.unwrap_or("<nil>"))
+    }
+}
+
+impl fmt::Display for MetricName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = self.0;
+        match route(spec) {
+            Route::ResourceUtilization {
+                resource,
+                container: None,
+                ..
+            } => write!(f, "{resource} resource utilization (percentage of request)"),
+            Route::ResourceUtilization { resource, .. } => write!(
+                f,
+                "{resource} container resource utilization (percentage of request)"
+            ),
+            Route::ResourceValue { resource, .. } => write!(f, "{resource} resource"),
+            Route::Pods { .. } => match &spec.pods {
+                Some(p) => write!(f, "pods metric {}", p.metric.name),
+                None => Ok(()),
+            },
+            Route::ObjectValue { .. } => match &spec.object {
+                Some(o) => write!(f, "{} metric {}", o.described_object.kind, o.metric.name),
+                None => Ok(()),
+            },
+            // Upstream names per-pod Object metrics "external metric" too.
+            Route::ObjectAverage { .. } => match &spec.object {
+                Some(o) => write!(
+                    f,
+                    "external metric {}({})",
+                    o.metric.name,
+                    Selector(o.metric.selector)
+                ),
+                None => Ok(()),
+            },
+            Route::ExternalAverage { .. } | Route::ExternalValue { .. } => match &spec.external {
+                Some(e) => write!(
+                    f,
+                    "external metric {}({})",
+                    e.metric.name,
+                    Selector(e.metric.selector)
+                ),
+                None => Ok(()),
+            },
+            Route::Invalid => Ok(()),
+        }
+    }
+}
+
+impl MetricError<'_> {
+    /// The ScalingActive reason this failure sets.
+    pub fn reason(&self) -> Reason {
+        match self.spec.type_ {
+            Some(MetricSourceType::Resource) => Reason::FailedGetResourceMetric,
+            Some(MetricSourceType::ContainerResource) => Reason::FailedGetContainerResourceMetric,
+            Some(MetricSourceType::Pods) => Reason::FailedGetPodsMetric,
+            Some(MetricSourceType::Object) => Reason::FailedGetObjectMetric,
+            Some(MetricSourceType::External) | None => Reason::FailedGetExternalMetric,
+        }
+    }
+}
+
+/// The calculator error text, with the fetch wrapping of the metric's source.
+struct CalcText<'e, 'a>(&'e MetricSpec<'a>, &'e CalcError<'a>);
+
+impl fmt::Display for CalcText<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = self.0;
+        let fetch_failed = |f: &mut fmt::Formatter<'_>, msg: &dyn fmt::Display| match spec.type_ {
+            Some(MetricSourceType::Resource) | Some(MetricSourceType::ContainerResource) => {
+                let resource = spec
+                    .resource
+                    .map(|r| r.name)
+                    .or(spec.container_resource.map(|r| r.name))
+                    .unwrap_or("");
+                write!(f, "unable to get metrics for resource {resource}: {msg}")
+            }
+            Some(MetricSourceType::Pods) => {
+                let name = spec.pods.map(|p| p.metric.name).unwrap_or("");
+                write!(f, "unable to get metric {name}: {msg}")
+            }
+            Some(MetricSourceType::Object) => match &spec.object {
+                Some(o) => write!(
+                    f,
+                    "unable to get metric {}: {} on {}/{msg}",
+                    o.metric.name, o.described_object.kind, o.described_object.name
+                ),
+                None => write!(f, "{msg}"),
+            },
+            Some(MetricSourceType::External) | None => match &spec.external {
+                Some(e) => write!(
+                    f,
+                    "unable to get external metric {}/{}: {msg}",
+                    e.metric.name,
+                    Selector(e.metric.selector)
+                ),
+                None => write!(f, "{msg}"),
+            },
+        };
+        match self.1 {
+            CalcError::Fetch(msg) => fetch_failed(f, msg),
+            CalcError::NoResourceMetrics => {
+                fetch_failed(f, &"no metrics returned from resource metrics API")
+            }
+            CalcError::NoCustomMetrics => fetch_failed(f, &"no metrics returned from custom metrics API"),
+            CalcError::NoExternalMetrics => {
+                fetch_failed(f, &"no metrics returned from external metrics API")
+            }
+            CalcError::NoPods => f.write_str("no pods returned by selector while calculating replica count"),
+            CalcError::NoReadyPodMetrics => {
+                f.write_str("did not receive metrics for targeted pods (pods might be unready)")
+            }
+            CalcError::NoMatchingRequests => f.write_str("no metrics returned matched known pods"),
+            CalcError::Request(e) => write!(f, "{e}"),
+            CalcError::ReadyPodsNoPods => f.write_str(
+                "unable to calculate ready pods: no pods returned by selector while calculating replica count",
+            ),
+            CalcError::SampleCountMismatch { pods, samples } => write!(
+                f,
+                "per-pod samples do not line up with the pod list ({samples} sample slots for {pods} pods)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for MetricError<'_> {
+    /// Upstream's error text for this metric, as passed on by `computeReplicasForMetric`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = self.spec;
+        let inner = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            match self.failure {
+                MetricFailure::Calc(e) => write!(f, "{}", CalcText(spec, &e)),
+                MetricFailure::InvalidSelector => f.write_str("invalid metric label selector"),
+                MetricFailure::WrongValues => {
+                    f.write_str("the values passed for this metric do not fit its source type")
+                }
+                MetricFailure::InvalidSource => match spec.type_ {
+                    Some(MetricSourceType::Resource) | Some(MetricSourceType::ContainerResource) => f.write_str(
+                        "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set",
+                    ),
+                    Some(MetricSourceType::Object) => f.write_str(
+                        "invalid object metric source: neither a value target nor an average value target was set",
+                    ),
+                    Some(MetricSourceType::External) => f.write_str(
+                        "invalid external metric source: neither a value target nor an average value target was set",
+                    ),
+                    Some(MetricSourceType::Pods) => f.write_str("invalid pods metric source: no average value target was set"),
+                    None => f.write_str("unknown metric source type \"\""),
+                },
+            }
+        };
+        let calc_level = matches!(
+            self.failure,
+            MetricFailure::Calc(_) | MetricFailure::WrongValues
+        );
+        match (spec.type_, route(spec)) {
+            (Some(MetricSourceType::Resource), r)
+            | (Some(MetricSourceType::ContainerResource), r) => {
+                match (&spec.resource, &spec.container_resource) {
+                    (Some(res), _) => {
+                        write!(f, "failed to get {} resource metric value: ", res.name)?
+                    }
+                    (None, Some(c)) => {
+                        write!(f, "failed to get {} container metric value: ", c.container)?
+                    }
+                    _ => {}
+                }
+                match r {
+                    Route::ResourceUtilization { resource, .. } if calc_level => {
+                        write!(f, "failed to get {resource} utilization: ")?
+                    }
+                    Route::ResourceValue { resource, .. } if calc_level => {
+                        write!(f, "failed to get {resource} usage: ")?
+                    }
+                    _ => {}
+                }
+                inner(f)
+            }
+            (Some(MetricSourceType::Pods), _) => {
+                f.write_str("failed to get pods metric value: ")?;
+                inner(f)
+            }
+            (Some(MetricSourceType::Object), r) => {
+                f.write_str("failed to get object metric value: ")?;
+                if let (Route::ObjectAverage { .. }, true, Some(o)) = (r, calc_level, &spec.object)
+                {
+                    write!(f, "failed to get {} object metric: ", o.metric.name)?;
+                }
+                inner(f)
+            }
+            (Some(MetricSourceType::External), r) => {
+                let name = spec.external.map(|e| e.metric.name).unwrap_or("");
+                write!(f, "failed to get {name} external metric value: ")?;
+                match r {
+                    Route::ExternalAverage { .. }
+                        if calc_level || self.failure == MetricFailure::InvalidSelector =>
+                    {
+                        write!(f, "failed to get {name} external metric: ")?
+                    }
+                    Route::ExternalValue { .. }
+                        if calc_level || self.failure == MetricFailure::InvalidSelector =>
+                    {
+                        write!(f, "failed to get external metric {name}: ")?
+                    }
+                    _ => {}
+                }
+                inner(f)
+            }
+            (None, _) => inner(f),
+        }
+    }
+}
+
+fn selector_invalid(spec: &MetricSpec<'_>) -> bool {
+    match spec.type_ {
+        Some(MetricSourceType::Pods) => spec.pods.is_some_and(|p| p.metric.selector_invalid),
+        Some(MetricSourceType::Object) => spec.object.is_some_and(|o| o.metric.selector_invalid),
+        Some(MetricSourceType::External) => {
+            spec.external.is_some_and(|e| e.metric.selector_invalid)
+        }
+        _ => false,
+    }
+}
+
+/// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
+pub fn evaluate_metric<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    spec: &'a MetricSpec<'a>,
+    values: &MetricValues<'a>,
+) -> MetricOutcome<'a> {
+    let fail = |failure| MetricOutcome::Error(MetricError { spec, failure });
+    let route = route(spec);
+    if route == Route::Invalid {
+        return fail(MetricFailure::InvalidSource);
+    }
+    if selector_invalid(spec) {
+        return fail(MetricFailure::InvalidSelector);
+    }
+    let calc = |r: Result<Calculation, CalcError<'a>>| match r {
+        Ok(c) => Ok(c),
+        Err(e) => Err(MetricFailure::Calc(e)),
+    };
+    let result: Result<(Calculation, Current), MetricFailure<'a>> = match (route, values) {
+        (_, MetricValues::Error(msg)) => Err(MetricFailure::Calc(CalcError::Fetch(msg))),
+        (
+            Route::ResourceUtilization {
+                resource,
+                container,
+                percent,
+            },
+            MetricValues::Pods(s),
+        ) => calc(calculator::resource_utilization(
+            ctx, s, resource, container, percent,
+        ))
+        .map(|c| (c, Current::UtilizationAndAverage)),
+        (
+            Route::ResourceValue {
+                resource,
+                container,
+                target,
+            },
+            MetricValues::Pods(s),
+        ) => calc(calculator::plain_average(
+            ctx,
+            s,
+            Some(resource),
+            container,
+            target,
+        ))
+        .map(|c| (c, Current::Average)),
+        (Route::Pods { target }, MetricValues::Pods(s)) => {
+            calc(calculator::plain_average(ctx, s, None, None, target))
+                .map(|c| (c, Current::Average))
+        }
+        (Route::ObjectValue { target }, MetricValues::Object(v)) => {
+            calc(calculator::object_value(ctx, *v, target)).map(|c| (c, Current::Value))
+        }
+        (Route::ObjectAverage { target }, MetricValues::Object(v)) => Ok((
+            calculator::object_per_pod(ctx, *v, target),
+            Current::Average,
+        )),
+        (Route::ExternalValue { target }, MetricValues::External(vs)) => {
+            calc(calculator::external_value(ctx, vs, target)).map(|c| (c, Current::Value))
+        }
+        (Route::ExternalAverage { target }, MetricValues::External(vs)) => {
+            calc(calculator::external_per_pod(ctx, vs, target)).map(|c| (c, Current::Average))
+        }
+        _ => Err(MetricFailure::WrongValues),
+    };
+    match result {
+        Ok((c, current)) => MetricOutcome::Proposal(MetricProposal {
+            spec,
+            replicas: c.replicas,
+            average_utilization: c.utilization,
+            average_value: match current {
+                Current::UtilizationAndAverage | Current::Average => Some(c.raw_milli),
+                Current::Value => None,
+            },
+            value: match current {
+                Current::Value => Some(c.raw_milli),
+                _ => None,
+            },
+            within_tolerance: c.within_tolerance,
+        }),
+        Err(failure) => fail(failure),
+    }
+}
+
+/// Which `current` fields a calculator fills.
+#[derive(Clone, Copy)]
+enum Current {
+    UtilizationAndAverage,
+    Average,
+    Value,
+}
+
+/// The multi-metric result (spec 6.4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Combined<'a> {
+    /// The largest proposal (0 when every metric failed), and the metric that made it.
+    pub replicas: i32,
+    /// Index of the winning metric, if any metric was valid.
+    pub winner: Option<usize>,
+    /// Number of invalid metrics.
+    pub invalid: usize,
+    /// The first invalid metric.
+    pub first_error: Option<MetricError<'a>>,
+    /// Scaling cannot proceed: every metric failed, or some failed and the rest would
+    /// scale down.
+    pub failed: bool,
+}
+
+/// Combines per-metric outcomes (spec 6.4): the maximum wins; ties keep the earliest, except
+/// that while the running result is 0 every later valid metric replaces it.
+pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a> {
+    let mut replicas = 0;
+    let mut winner = None;
+    let mut invalid = 0_usize;
+    let mut first_error = None;
+    for (i, outcome) in outcomes.iter().enumerate() {
+        match outcome {
+            MetricOutcome::Error(e) => {
+                first_error.get_or_insert(*e);
+                invalid = invalid.saturating_add(1);
+            }
+            MetricOutcome::Proposal(p) => {
+                if replicas == 0 || p.replicas > replicas {
+                    replicas = p.replicas;
+                    winner = Some(i);
+                }
+            }
+        }
+    }
+    let failed = invalid >= outcomes.len() || (invalid > 0 && replicas < current);
+    Combined {
+        replicas,
+        winner,
+        invalid,
+        first_error,
+        failed,
+    }
+}
+
+/// Upstream's aggregated error: `invalid metrics (K invalid out of N), first error is: …`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InvalidMetricsError<'a> {
+    /// Number of invalid metrics.
+    pub invalid: usize,
+    /// Number of metrics.
+    pub total: usize,
+    /// The first invalid metric's error.
+    pub first: MetricError<'a>,
+}
+
+impl fmt::Display for InvalidMetricsError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid metrics ({} invalid out of {}), first error is: {}",
+            self.invalid, self.total, self.first
+        )
+    }
+}

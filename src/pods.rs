@@ -1,0 +1,399 @@
+//! Pod grouping (algorithm spec section 7) and requests (section 8).
+
+use crate::input::{ConditionStatus, Container, ContainerKind, Pod, PodPhase, ResourceRequest};
+use crate::input::{ReadyCondition, Sample};
+use crate::quantity::Quantity;
+use crate::time::{Duration, Instant};
+
+/// Which group a pod falls into for a pod-based metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PodGroup {
+    /// Counted: its sample is used as is.
+    Ready,
+    /// Pending, or (cpu only) not ready / still initializing: its sample is dropped, and it
+    /// counts as 0 on a scale-up.
+    Unready,
+    /// No sample: filled in on the second pass.
+    Missing,
+    /// Deleted or Failed: its sample is dropped and never filled in.
+    Ignored,
+}
+
+/// The readiness rules `groupPods` applies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Readiness {
+    /// Whether the cpu-only readiness rules apply (Resource/ContainerResource on `cpu`).
+    pub cpu: bool,
+    pub cpu_initialization_period: Duration,
+    pub initial_readiness_delay: Duration,
+    pub now: Instant,
+}
+
+/// Groups one pod (spec section 7). `sample` is the pod's sample for this metric, if any.
+pub(crate) fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) -> PodGroup {
+    if pod.deleted || pod.phase == PodPhase::Failed {
+        return PodGroup::Ignored;
+    }
+    if pod.phase == PodPhase::Pending {
+        return PodGroup::Unready;
+    }
+    let Some(sample) = sample else {
+        return PodGroup::Missing;
+    };
+    if rules.cpu && cpu_unready(pod, sample, rules) {
+        return PodGroup::Unready;
+    }
+    PodGroup::Ready
+}
+
+/// The cpu readiness rule: unready while initializing unless a full window was collected
+/// since the pod became ready, and afterwards only if it never became ready.
+fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Readiness) -> bool {
+    let (Some(ready), Some(start)) = (pod.ready, pod.start_time) else {
+        return true;
+    };
+    let ReadyCondition {
+        status,
+        last_transition,
+    } = ready;
+    // Still within the initialization period: `start + period` is after `now`.
+    if rules
+        .now
+        .is_before_offset(start, rules.cpu_initialization_period)
+    {
+        // An unset transition time lies before any time: its window ended long ago.
+        status == ConditionStatus::False
+            || last_transition.is_some_and(|t| sample.timestamp.is_before_offset(t, sample.window))
+    } else {
+        status == ConditionStatus::False
+            // It never became ready: `start + delay` is after the transition.
+            && last_transition.is_none_or(|t| t.is_before_offset(start, rules.initial_readiness_delay))
+    }
+}
+
+/// Why a pod's request could not be computed (these fail the whole metric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestError<'a> {
+    /// `missing request for <resource> in container <container> of Pod <pod>`.
+    MissingRequest {
+        /// Resource name.
+        resource: &'a str,
+        /// Container name.
+        container: &'a str,
+        /// Pod name.
+        pod: &'a str,
+    },
+    /// `container <container> not found in Pod <pod>`.
+    ContainerNotFound {
+        /// Container name.
+        container: &'a str,
+        /// Pod name.
+        pod: &'a str,
+    },
+    /// `missing pod-level request for <resource> in Pod <pod>`.
+    MissingPodLevelRequest {
+        /// Resource name.
+        resource: &'a str,
+        /// Pod name.
+        pod: &'a str,
+    },
+}
+
+impl core::fmt::Display for RequestError<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RequestError::MissingRequest {
+                resource,
+                container,
+                pod,
+            } => write!(
+                f,
+                "missing request for {resource} in container {container} of Pod {pod}"
+            ),
+            RequestError::ContainerNotFound { container, pod } => {
+                write!(f, "container {container} not found in Pod {pod}")
+            }
+            RequestError::MissingPodLevelRequest { resource, pod } => {
+                write!(f, "missing pod-level request for {resource} in Pod {pod}")
+            }
+        }
+    }
+}
+
+fn find_request(requests: &[ResourceRequest<'_>], resource: &str) -> Option<Quantity> {
+    requests
+        .iter()
+        .find(|r| r.resource == resource)
+        .map(|r| r.quantity)
+}
+
+/// Resources a pod-level request may set (PodLevelResources).
+fn is_pod_level_resource(resource: &str) -> bool {
+    resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-")
+}
+
+/// A pod's request for `resource` in milli-units (spec section 8). `container` is the
+/// ContainerResource container, or `None` for Resource metrics.
+pub(crate) fn pod_request<'a>(
+    pod: &Pod<'a>,
+    container: Option<&'a str>,
+    resource: &'a str,
+) -> Result<i64, RequestError<'a>> {
+    match (pod.requests, container) {
+        (Some(pod_level), None) if pod_level.iter().any(|r| is_pod_level_resource(r.resource)) => {
+            pod_level_request(pod, pod_level, resource)
+        }
+        _ => container_requests(pod, container, resource),
+    }
+}
+
+/// `resourcehelpers.PodRequests` for one resource: the pod-level value for cpu, memory and
+/// hugepages when set, else the containers aggregated exactly and rounded once.
+fn pod_level_request<'a>(
+    pod: &Pod<'a>,
+    pod_level: &[ResourceRequest<'a>],
+    resource: &'a str,
+) -> Result<i64, RequestError<'a>> {
+    if is_pod_level_resource(resource) {
+        if let Some(q) = find_request(pod_level, resource) {
+            return Ok(q.milli_value());
+        }
+    }
+    match aggregate_container_requests(pod.containers, resource) {
+        Some(nano) => Ok(nano_to_milli(nano)),
+        None => Err(RequestError::MissingPodLevelRequest {
+            resource,
+            pod: pod.name,
+        }),
+    }
+}
+
+/// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
+/// init container plus the sidecars started before it), in exact nano-units. `None` when no
+/// container requests the resource.
+fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i128> {
+    let mut total: Option<i128> = None;
+    let mut sidecars: i128 = 0;
+    let mut init_peak: Option<i128> = None;
+    let add = |acc: Option<i128>, v: i128| Some(acc.unwrap_or(0).saturating_add(v));
+    for c in containers {
+        let req = find_request(c.requests, resource).map(|q| q.nano_value());
+        match c.kind {
+            ContainerKind::Regular => {
+                if let Some(v) = req {
+                    total = add(total, v);
+                }
+            }
+            ContainerKind::RestartableInit => {
+                if let Some(v) = req {
+                    total = add(total, v);
+                    sidecars = sidecars.saturating_add(v);
+                    init_peak = Some(init_peak.map_or(sidecars, |p| p.max(sidecars)));
+                }
+            }
+            ContainerKind::Init => {
+                if let Some(v) = req {
+                    let footprint = v.saturating_add(sidecars);
+                    init_peak = Some(init_peak.map_or(footprint, |p| p.max(footprint)));
+                }
+            }
+        }
+    }
+    match (total, init_peak) {
+        (Some(t), Some(p)) => Some(t.max(p)),
+        (t, p) => t.or(p),
+    }
+}
+
+/// `MilliValue()` of an exact nano-unit amount: rounds up, negatives away from zero.
+fn nano_to_milli(nano: i128) -> i64 {
+    let q = nano / 1_000_000;
+    let r = nano % 1_000_000;
+    let milli = if r > 0 {
+        q.saturating_add(1)
+    } else if r < 0 {
+        q.saturating_sub(1)
+    } else {
+        q
+    };
+    crate::arith::clamp_i64(milli)
+}
+
+/// `calculatePodRequestsFromContainers`: regular containers then sidecars, each counted
+/// container must request the resource; with a container name only that one counts.
+fn container_requests<'a>(
+    pod: &Pod<'a>,
+    container: Option<&'a str>,
+    resource: &'a str,
+) -> Result<i64, RequestError<'a>> {
+    let regular = pod
+        .containers
+        .iter()
+        .filter(|c| c.kind == ContainerKind::Regular);
+    let sidecars = pod
+        .containers
+        .iter()
+        .filter(|c| c.kind == ContainerKind::RestartableInit);
+    let mut sum: i128 = 0;
+    for c in regular.chain(sidecars) {
+        if container.is_none_or(|name| name == c.name) {
+            match find_request(c.requests, resource) {
+                Some(q) => sum = sum.saturating_add(i128::from(q.milli_value())),
+                None => {
+                    return Err(RequestError::MissingRequest {
+                        resource,
+                        container: c.name,
+                        pod: pod.name,
+                    })
+                }
+            }
+        }
+        if container == Some(c.name) {
+            return Ok(crate::arith::clamp_i64(sum));
+        }
+    }
+    match container {
+        Some(name) => Err(RequestError::ContainerNotFound {
+            container: name,
+            pod: pod.name,
+        }),
+        None => Ok(crate::arith::clamp_i64(sum)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::ReadyCondition;
+
+    fn req(resource: &'static str, milli: i64) -> ResourceRequest<'static> {
+        ResourceRequest {
+            resource,
+            quantity: Quantity::from_milli(milli),
+        }
+    }
+
+    fn pod<'a>(
+        containers: &'a [Container<'a>],
+        requests: Option<&'a [ResourceRequest<'a>]>,
+    ) -> Pod<'a> {
+        Pod {
+            name: "p",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: None,
+            }),
+            start_time: Some(Instant(0)),
+            deleted: false,
+            containers,
+            requests,
+        }
+    }
+
+    #[test]
+    fn sidecars_count_and_plain_init_containers_do_not() {
+        let r1 = [req("cpu", 300)];
+        let r2 = [req("cpu", 100)];
+        let r3 = [req("cpu", 5000)];
+        let cs = [
+            Container {
+                name: "app",
+                kind: ContainerKind::Regular,
+                requests: &r1,
+            },
+            Container {
+                name: "init",
+                kind: ContainerKind::Init,
+                requests: &r3,
+            },
+            Container {
+                name: "side",
+                kind: ContainerKind::RestartableInit,
+                requests: &r2,
+            },
+        ];
+        let p = pod(&cs, None);
+        assert_eq!(pod_request(&p, None, "cpu"), Ok(400));
+        assert_eq!(pod_request(&p, Some("side"), "cpu"), Ok(100));
+        assert_eq!(
+            pod_request(&p, Some("nope"), "cpu"),
+            Err(RequestError::ContainerNotFound {
+                container: "nope",
+                pod: "p"
+            })
+        );
+        assert_eq!(
+            pod_request(&p, None, "memory"),
+            Err(RequestError::MissingRequest {
+                resource: "memory",
+                container: "app",
+                pod: "p"
+            })
+        );
+    }
+
+    #[test]
+    fn pod_level_requests_and_exact_aggregation() {
+        let a = [ResourceRequest {
+            resource: "cpu",
+            quantity: Quantity::parse("0.2995").unwrap_or(Quantity::from_milli(0)),
+        }];
+        let b = [ResourceRequest {
+            resource: "cpu",
+            quantity: Quantity::parse("0.0495").unwrap_or(Quantity::from_milli(0)),
+        }];
+        let cs = [
+            Container {
+                name: "a",
+                kind: ContainerKind::Regular,
+                requests: &a,
+            },
+            Container {
+                name: "b",
+                kind: ContainerKind::Regular,
+                requests: &b,
+            },
+        ];
+        let pod_level = [req("memory", 1000)];
+        let p = pod(&cs, Some(&pod_level));
+        // cpu is not in the pod-level map: containers aggregate exactly, rounded once.
+        assert_eq!(pod_request(&p, None, "cpu"), Ok(349));
+        assert_eq!(pod_request(&p, None, "memory"), Ok(1000));
+        assert_eq!(
+            pod_request(&p, None, "nvidia.com/gpu"),
+            Err(RequestError::MissingPodLevelRequest {
+                resource: "nvidia.com/gpu",
+                pod: "p"
+            })
+        );
+        // A named container takes precedence over pod-level requests.
+        assert_eq!(pod_request(&p, Some("a"), "cpu"), Ok(300));
+    }
+
+    #[test]
+    fn init_container_peak_wins_when_larger() {
+        let big = [req("cpu", 2000)];
+        let small = [req("cpu", 100)];
+        let cs = [
+            Container {
+                name: "s1",
+                kind: ContainerKind::RestartableInit,
+                requests: &small,
+            },
+            Container {
+                name: "i",
+                kind: ContainerKind::Init,
+                requests: &big,
+            },
+            Container {
+                name: "app",
+                kind: ContainerKind::Regular,
+                requests: &small,
+            },
+        ];
+        let pod_level = [req("memory", 1)];
+        let p = pod(&cs, Some(&pod_level));
+        assert_eq!(pod_request(&p, None, "cpu"), Ok(2100));
+    }
+}

@@ -1,0 +1,1416 @@
+//! API validation of an `autoscaling/v2` HorizontalPodAutoscaler spec (algorithm spec
+//! section 4), reported the way the Kubernetes API server reports it.
+//!
+//! [`validate_spec`] walks the spec in the order upstream's `validateHorizontalPodAutoscalerSpec`
+//! appends its errors and returns the **first** one. A [`ValidationError`] renders exactly like
+//! Go's `field.Error.Error()`: `<field path>: <type>[: <value>][: <detail>]`, for example
+//! `spec.minReplicas: Invalid value: 0: must be greater than or equal to 1` or
+//! `spec.behavior.scaleUp.policies: Required value: must specify at least one Policy`.
+//!
+//! Validation runs after API defaulting, as in the API server: an absent `minReplicas`,
+//! `metrics`, `selectPolicy` or `policies` is the (valid) default, while `policies: []` is
+//! invalid. Values the typed model cannot hold (an unknown metric `type`, target `type`,
+//! `selectPolicy` or policy `type` string) are passed to [`validate_spec_with`] as
+//! [`Unrecognized`] entries, so that they are reported in upstream's order too; the same errors
+//! are available one by one from the `ValidationError::unsupported_*` constructors.
+//!
+//! Where the text cannot match upstream byte for byte:
+//! * a rejected quantity prints in canonical form (`-300m`); Go prints the raw
+//!   `resource.Quantity{...}` struct for the `*Quantity` upstream passes;
+//! * with several wrongly populated metric sources, upstream's first `Forbidden` error depends
+//!   on Go map order; the first in field order is reported here;
+//! * the `apiVersion` messages of `ValidateCrossVersionObjectReference` (added upstream in
+//!   1.34, source not available to this implementation) are reconstructed: a value with more
+//!   than one `/` gives `schema.ParseGroupVersion`'s error, a missing group (allowed only for a
+//!   `ReplicationController` scale target and for Object metrics' described objects) gives
+//!   "apiVersion must specify API group".
+//!
+//! Nothing here allocates: paths are fixed-capacity segment lists and rejected strings are
+//! copied into a fixed buffer ([`MAX_VALUE_LEN`] bytes, longer values are cut and marked).
+//! Without an allocator the error cannot be boxed, so it is returned by value (a few hundred
+//! bytes, once per spec); hence the `result_large_err` allowance below.
+#![allow(clippy::result_large_err)]
+
+use core::fmt;
+
+use crate::quantity::Quantity;
+use crate::spec::{
+    CrossVersionObjectReference, HpaSpec, MetricIdentifier, MetricSourceType, MetricSpec,
+    MetricTarget, ScalingRules,
+};
+
+/// The largest allowed scaling policy period, in seconds (`MaxPeriodSeconds`).
+pub const MAX_PERIOD_SECONDS: i32 = 1800;
+
+/// The largest allowed stabilization window, in seconds (`MaxStabilizationWindowSeconds`).
+pub const MAX_STABILIZATION_WINDOW_SECONDS: i32 = 3600;
+
+/// The most segments a [`FieldPath`] holds (the deepest HPA path has 6).
+pub const MAX_PATH_DEPTH: usize = 8;
+
+/// The most bytes of a rejected string kept in a [`BadValue`]; longer values are cut at a
+/// character boundary and printed with a trailing `...`.
+pub const MAX_VALUE_LEN: usize = 256;
+
+const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+const LABEL_KEY_NAME_MAX_LENGTH: usize = 63;
+const REQUESTS_PREFIX: &str = "requests.";
+const HUGEPAGES_PREFIX: &str = "hugepages-";
+const REQUESTS_HUGEPAGES_PREFIX: &str = "requests.hugepages-";
+const DEFAULT_NAMESPACE_PREFIX: &str = "kubernetes.io/";
+
+/// Kubernetes field error types (`field.ErrorType`), as far as HPA validation uses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorType {
+    /// `FieldValueRequired`: a required value is missing ("Required value").
+    Required,
+    /// `FieldValueInvalid`: a malformed or out-of-range value ("Invalid value").
+    Invalid,
+    /// `FieldValueNotSupported`: a value outside an enumeration ("Unsupported value").
+    Unsupported,
+    /// `FieldValueForbidden`: a value not permitted here ("Forbidden").
+    Forbidden,
+    /// `FieldValueTooLong`: a value that is too long ("Too long").
+    TooLong,
+}
+
+impl ErrorType {
+    /// The canonical text (`ErrorType.String()`), e.g. `"Invalid value"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorType::Required => "Required value",
+            ErrorType::Invalid => "Invalid value",
+            ErrorType::Unsupported => "Unsupported value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+        }
+    }
+
+    /// Whether the error text omits the rejected value (as `field.Error.ErrorBody` does).
+    const fn omits_value(self) -> bool {
+        matches!(
+            self,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong
+        )
+    }
+}
+
+impl fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One element of a [`FieldPath`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// A field name, e.g. `metrics`.
+    Name(&'static str),
+    /// A list index, e.g. `[2]`.
+    Index(usize),
+}
+
+/// A field path such as `spec.metrics[2].resource.target.averageUtilization`, held without
+/// allocation. It renders like Go's `field.Path.String()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FieldPath {
+    segments: heapless::Vec<Segment, MAX_PATH_DEPTH>,
+}
+
+impl FieldPath {
+    /// A path with one field name, e.g. `FieldPath::root("spec")`.
+    pub fn root(name: &'static str) -> FieldPath {
+        FieldPath::default().child(name)
+    }
+
+    /// This path extended by a field name. Segments beyond [`MAX_PATH_DEPTH`] are dropped
+    /// (no HPA path comes close).
+    #[must_use]
+    pub fn child(mut self, name: &'static str) -> FieldPath {
+        // Capacity is far above the deepest HPA path; a full path stays as it is.
+        let _ = self.segments.push(Segment::Name(name));
+        self
+    }
+
+    /// This path extended by a list index.
+    #[must_use]
+    pub fn index(mut self, index: usize) -> FieldPath {
+        let _ = self.segments.push(Segment::Index(index));
+        self
+    }
+
+    /// The segments, outermost first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.segments.iter().enumerate() {
+            match *segment {
+                Segment::Name(name) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(name)?;
+                }
+                Segment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A copy of a rejected string, at most [`MAX_VALUE_LEN`] bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ValueText {
+    text: heapless::String<MAX_VALUE_LEN>,
+    truncated: bool,
+}
+
+impl ValueText {
+    /// Copies `value`, cutting it at a character boundary if it exceeds [`MAX_VALUE_LEN`].
+    pub fn new(value: &str) -> ValueText {
+        let mut out = ValueText::default();
+        for c in value.chars() {
+            if out.text.push(c).is_err() {
+                out.truncated = true;
+                break;
+            }
+        }
+        out
+    }
+
+    /// The kept text.
+    pub fn as_str(&self) -> &str {
+        self.text.as_str()
+    }
+
+    /// Whether the original value was longer than what is kept.
+    pub const fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
+/// The rejected value of an error, printed as `field.Error` prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BadValue {
+    /// No value (Required and Forbidden errors, whose text never shows one).
+    None,
+    /// An integer, printed bare (`-1`).
+    Int(i64),
+    /// A string, printed quoted like Go's `%q` (`"Foo"`).
+    Str(ValueText),
+    /// A string-like value with a `String()` method (e.g. `core.ResourceName`), printed bare.
+    Name(ValueText),
+    /// A quantity, printed in its canonical form (`-300m`).
+    ///
+    /// Upstream passes a `*resource.Quantity` here, which Go renders as the raw struct
+    /// (`resource.Quantity{i:resource.int64Amount{...}, ...}`); the canonical string is printed
+    /// instead, as the most useful stable rendering.
+    Quantity(Quantity),
+}
+
+impl BadValue {
+    /// A quoted string value.
+    pub fn str(value: &str) -> BadValue {
+        BadValue::Str(ValueText::new(value))
+    }
+
+    /// A bare string value.
+    pub fn name(value: &str) -> BadValue {
+        BadValue::Name(ValueText::new(value))
+    }
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadValue::None => f.write_str("null"),
+            BadValue::Int(v) => write!(f, "{v}"),
+            BadValue::Str(v) => {
+                f.write_str("\"")?;
+                write_go_quoted_body(f, v.as_str())?;
+                if v.is_truncated() {
+                    f.write_str("...")?;
+                }
+                f.write_str("\"")
+            }
+            BadValue::Name(v) => {
+                f.write_str(v.as_str())?;
+                if v.is_truncated() {
+                    f.write_str("...")?;
+                }
+                Ok(())
+            }
+            BadValue::Quantity(q) => write!(f, "{q}"),
+        }
+    }
+}
+
+/// Writes `s` escaped as Go's `strconv.Quote` does (without the surrounding quotes).
+fn write_go_quoted_body(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    for c in s.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\u{07}' => f.write_str("\\a")?,
+            '\u{08}' => f.write_str("\\b")?,
+            '\u{0c}' => f.write_str("\\f")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            '\u{0b}' => f.write_str("\\v")?,
+            c if c < ' ' || c == '\u{7f}' => write!(f, "\\x{:02x}", u32::from(c))?,
+            c if c.is_control() => write!(f, "\\u{:04x}", u32::from(c))?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    Ok(())
+}
+
+/// An enumeration whose members an Unsupported-value error lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SupportedValues {
+    /// Metric source types (`metrics[].type`).
+    MetricSourceTypes,
+    /// `selectPolicy` values.
+    SelectPolicies,
+    /// Scaling policy types (`policies[].type`).
+    PolicyTypes,
+}
+
+impl SupportedValues {
+    /// The members, sorted as upstream's `sets.String.List()` returns them.
+    pub const fn values(self) -> &'static [&'static str] {
+        match self {
+            SupportedValues::MetricSourceTypes => &[
+                "ContainerResource",
+                "External",
+                "Object",
+                "Pods",
+                "Resource",
+            ],
+            SupportedValues::SelectPolicies => &["Disabled", "Max", "Min"],
+            SupportedValues::PolicyTypes => &["Percent", "Pods"],
+        }
+    }
+}
+
+/// Which part of a qualified name (label key) a name message is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NamePart {
+    /// The whole value (no prefix in the message).
+    Whole,
+    /// The DNS subdomain before `/` ("prefix part ...").
+    Prefix,
+    /// The name after `/`, or the whole value without `/` ("name part ...").
+    Name,
+}
+
+impl NamePart {
+    const fn as_str(self) -> &'static str {
+        match self {
+            NamePart::Whole => "",
+            NamePart::Prefix => "prefix part ",
+            NamePart::Name => "name part ",
+        }
+    }
+}
+
+/// A name-format message from apimachinery's content validators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NameRule {
+    /// "must be non-empty".
+    Empty,
+    /// "must be no more than N characters".
+    MaxLength(usize),
+    /// The lowercase RFC 1123 label format message (with its examples and regex).
+    Dns1123Label,
+    /// The lowercase RFC 1123 subdomain format message (with its example and regex).
+    Dns1123Subdomain,
+    /// "must not contain dots" (a valid subdomain that is not a valid label).
+    NoDots,
+    /// The label-key name format message (with its examples and regex).
+    LabelKeyName,
+    /// The label-key message for values with more than one `/`.
+    LabelKeyTooManySlashes,
+}
+
+const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case \
+alphanumeric characters or '-', and must start and end with an alphanumeric character \
+(e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case \
+alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character \
+(e.g. 'example.com', regex used for validation is \
+'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and \
+must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or \
+'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+impl fmt::Display for NameRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            NameRule::Empty => f.write_str("must be non-empty"),
+            NameRule::MaxLength(n) => write!(f, "must be no more than {n} characters"),
+            NameRule::Dns1123Label => f.write_str(DNS1123_LABEL_MSG),
+            NameRule::Dns1123Subdomain => f.write_str(DNS1123_SUBDOMAIN_MSG),
+            NameRule::NoDots => f.write_str("must not contain dots"),
+            NameRule::LabelKeyName => f.write_str(LABEL_KEY_MSG),
+            NameRule::LabelKeyTooManySlashes => write!(
+                f,
+                "a valid label key {LABEL_KEY_MSG} with an optional DNS subdomain prefix and \
+                 '/' (e.g. 'example.com/MyName')"
+            ),
+        }
+    }
+}
+
+/// The detail message of an error, rendering Kubernetes' exact text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detail {
+    /// No detail (e.g. `field.Required(path, "")`).
+    None,
+    /// "must be greater than or equal to N".
+    GreaterThanOrEqualTo(i64),
+    /// "must be greater than 0".
+    GreaterThan0,
+    /// "must be greater than or equal to `minReplicas`".
+    GreaterThanOrEqualToMinReplicas,
+    /// "must be greater than zero".
+    GreaterThanZero,
+    /// "must be greater than or equal to zero".
+    GreaterThanOrEqualToZero,
+    /// "must be less than or equal to N".
+    LessThanOrEqualTo(i64),
+    /// "must be greater or equal to zero" (tolerance).
+    ToleranceNotNegative,
+    /// "must be positive".
+    MustBePositive,
+    /// "must specify at least one Object or External metric to support scaling to zero replicas".
+    ObjectOrExternalMetricForScaleToZero,
+    /// "must specify a metric source type".
+    MetricSourceTypeRequired,
+    /// "supported values: ..." (the quoted members of the enumeration).
+    Supported(SupportedValues),
+    /// "must populate information for the given metric source".
+    PopulateMetricSource,
+    /// "must populate the given metric source only".
+    PopulateMetricSourceOnly,
+    /// "must specify a resource name".
+    ResourceNameRequired,
+    /// "must specify a container".
+    ContainerRequired,
+    /// "must specify a metric name".
+    MetricNameRequired,
+    /// "must specify a metric target type".
+    TargetTypeRequired,
+    /// "must be either Utilization, Value, or AverageValue".
+    TargetTypeInvalid,
+    /// "must set either a target raw value or a target utilization".
+    RawValueOrUtilizationRequired,
+    /// "may not set both a target raw value and a target utilization".
+    RawValueAndUtilizationForbidden,
+    /// "must set either a target value or averageValue" (Object).
+    ObjectValueOrAverageValueRequired,
+    /// "must set either a target value for metric or a per-pod target" (External).
+    ExternalValueOrAverageValueRequired,
+    /// "may not set both a target value for metric and a per-pod target" (External).
+    ExternalValueAndAverageValueForbidden,
+    /// "must specify a positive target averageValue" (Pods).
+    PodsAverageValueRequired,
+    /// "must specify at least one Policy".
+    AtLeastOnePolicy,
+    /// "may not be 'X'" (path segment names).
+    MayNotBe(&'static str),
+    /// "may not contain 'X'" (path segment names).
+    MayNotContain(&'static str),
+    /// A name-format message, with its "prefix part " / "name part " qualifier.
+    Name(NamePart, NameRule),
+    /// "must be a standard resource type or fully qualified".
+    StandardResourceOrQualified,
+    /// "must be a standard resource for containers".
+    StandardContainerResource,
+    /// "doesn't follow extended resource name standard".
+    ExtendedResourceName,
+    /// "unexpected GroupVersion string: " followed by the rejected `apiVersion`
+    /// (the error of `schema.ParseGroupVersion`; [`ValidationError`] appends the value).
+    UnexpectedGroupVersion,
+    /// "apiVersion must specify API group".
+    ApiGroupRequired,
+}
+
+impl Detail {
+    /// Whether the detail is empty (then the error text ends after the type or value).
+    pub const fn is_empty(&self) -> bool {
+        matches!(self, Detail::None)
+    }
+}
+
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match *self {
+            Detail::None => "",
+            Detail::GreaterThanOrEqualTo(n) => {
+                return write!(f, "must be greater than or equal to {n}")
+            }
+            Detail::GreaterThan0 => "must be greater than 0",
+            Detail::GreaterThanOrEqualToMinReplicas => {
+                "must be greater than or equal to `minReplicas`"
+            }
+            Detail::GreaterThanZero => "must be greater than zero",
+            Detail::GreaterThanOrEqualToZero => "must be greater than or equal to zero",
+            Detail::LessThanOrEqualTo(n) => return write!(f, "must be less than or equal to {n}"),
+            Detail::ToleranceNotNegative => "must be greater or equal to zero",
+            Detail::MustBePositive => "must be positive",
+            Detail::ObjectOrExternalMetricForScaleToZero => {
+                "must specify at least one Object or External metric to support scaling to zero \
+                 replicas"
+            }
+            Detail::MetricSourceTypeRequired => "must specify a metric source type",
+            Detail::Supported(set) => {
+                f.write_str("supported values: ")?;
+                for (i, v) in set.values().iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "\"{v}\"")?;
+                }
+                return Ok(());
+            }
+            Detail::PopulateMetricSource => "must populate information for the given metric source",
+            Detail::PopulateMetricSourceOnly => "must populate the given metric source only",
+            Detail::ResourceNameRequired => "must specify a resource name",
+            Detail::ContainerRequired => "must specify a container",
+            Detail::MetricNameRequired => "must specify a metric name",
+            Detail::TargetTypeRequired => "must specify a metric target type",
+            Detail::TargetTypeInvalid => "must be either Utilization, Value, or AverageValue",
+            Detail::RawValueOrUtilizationRequired => {
+                "must set either a target raw value or a target utilization"
+            }
+            Detail::RawValueAndUtilizationForbidden => {
+                "may not set both a target raw value and a target utilization"
+            }
+            Detail::ObjectValueOrAverageValueRequired => {
+                "must set either a target value or averageValue"
+            }
+            Detail::ExternalValueOrAverageValueRequired => {
+                "must set either a target value for metric or a per-pod target"
+            }
+            Detail::ExternalValueAndAverageValueForbidden => {
+                "may not set both a target value for metric and a per-pod target"
+            }
+            Detail::PodsAverageValueRequired => "must specify a positive target averageValue",
+            Detail::AtLeastOnePolicy => "must specify at least one Policy",
+            Detail::MayNotBe(s) => return write!(f, "may not be '{s}'"),
+            Detail::MayNotContain(s) => return write!(f, "may not contain '{s}'"),
+            Detail::Name(part, rule) => return write!(f, "{}{rule}", part.as_str()),
+            Detail::StandardResourceOrQualified => {
+                "must be a standard resource type or fully qualified"
+            }
+            Detail::StandardContainerResource => "must be a standard resource for containers",
+            Detail::ExtendedResourceName => "doesn't follow extended resource name standard",
+            Detail::UnexpectedGroupVersion => "unexpected GroupVersion string: ",
+            Detail::ApiGroupRequired => "apiVersion must specify API group",
+        };
+        f.write_str(text)
+    }
+}
+
+/// A scaling direction of `spec.behavior`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// `scaleUp`.
+    ScaleUp,
+    /// `scaleDown`.
+    ScaleDown,
+}
+
+impl Direction {
+    /// The field name (`scaleUp` / `scaleDown`).
+    pub const fn field_name(self) -> &'static str {
+        match self {
+            Direction::ScaleUp => "scaleUp",
+            Direction::ScaleDown => "scaleDown",
+        }
+    }
+}
+
+/// The field name of a metric source (`metrics[].<field>`).
+pub const fn source_field_name(source: MetricSourceType) -> &'static str {
+    match source {
+        MetricSourceType::Object => "object",
+        MetricSourceType::Pods => "pods",
+        MetricSourceType::Resource => "resource",
+        MetricSourceType::ContainerResource => "containerResource",
+        MetricSourceType::External => "external",
+    }
+}
+
+/// The first validation error found: field, type, rejected value and detail message.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValidationError {
+    /// The field the error is about.
+    pub field: FieldPath,
+    /// The error type.
+    pub kind: ErrorType,
+    /// The rejected value ([`BadValue::None`] for Required and Forbidden errors).
+    pub value: BadValue,
+    /// The detail message.
+    pub detail: Detail,
+}
+
+impl ValidationError {
+    /// An error from its parts.
+    pub const fn new(field: FieldPath, kind: ErrorType, value: BadValue, detail: Detail) -> Self {
+        ValidationError {
+            field,
+            kind,
+            value,
+            detail,
+        }
+    }
+
+    /// `field.Required(field, detail)`.
+    pub const fn required(field: FieldPath, detail: Detail) -> Self {
+        ValidationError::new(field, ErrorType::Required, BadValue::None, detail)
+    }
+
+    /// `field.Invalid(field, value, detail)`.
+    pub const fn invalid(field: FieldPath, value: BadValue, detail: Detail) -> Self {
+        ValidationError::new(field, ErrorType::Invalid, value, detail)
+    }
+
+    /// `field.Forbidden(field, detail)`.
+    pub const fn forbidden(field: FieldPath, detail: Detail) -> Self {
+        ValidationError::new(field, ErrorType::Forbidden, BadValue::None, detail)
+    }
+
+    /// `field.NotSupported(field, value, members)`.
+    pub fn unsupported(field: FieldPath, value: &str, members: SupportedValues) -> Self {
+        ValidationError::new(
+            field,
+            ErrorType::Unsupported,
+            BadValue::str(value),
+            Detail::Supported(members),
+        )
+    }
+
+    /// The error for `spec.metrics[index].type` holding a string that is not a metric source
+    /// type: Unsupported value (or Required value when `value` is empty).
+    pub fn unsupported_metric_type(index: usize, value: &str) -> Self {
+        let field = metric_path(index).child("type");
+        if value.is_empty() {
+            ValidationError::required(field, Detail::MetricSourceTypeRequired)
+        } else {
+            ValidationError::unsupported(field, value, SupportedValues::MetricSourceTypes)
+        }
+    }
+
+    /// The error for `spec.metrics[metric].<source>.target.type` holding a string that is not
+    /// a target type: Invalid value (or Required value when `value` is empty).
+    pub fn unsupported_target_type(metric: usize, source: MetricSourceType, value: &str) -> Self {
+        let field = metric_path(metric)
+            .child(source_field_name(source))
+            .child("target")
+            .child("type");
+        if value.is_empty() {
+            ValidationError::required(field, Detail::TargetTypeRequired)
+        } else {
+            ValidationError::invalid(field, BadValue::str(value), Detail::TargetTypeInvalid)
+        }
+    }
+
+    /// The error for `spec.behavior.<direction>.selectPolicy` holding a string other than
+    /// `Max`, `Min` or `Disabled` (the empty string included).
+    pub fn unsupported_select_policy(direction: Direction, value: &str) -> Self {
+        let field = rules_path(direction).child("selectPolicy");
+        ValidationError::unsupported(field, value, SupportedValues::SelectPolicies)
+    }
+
+    /// The error for `spec.behavior.<direction>.policies[policy].type` holding a string other
+    /// than `Pods` or `Percent` (the empty string included).
+    pub fn unsupported_policy_type(direction: Direction, policy: usize, value: &str) -> Self {
+        let field = rules_path(direction)
+            .child("policies")
+            .index(policy)
+            .child("type");
+        ValidationError::unsupported(field, value, SupportedValues::PolicyTypes)
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.kind)?;
+        if !self.kind.omits_value() {
+            write!(f, ": {}", self.value)?;
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+            if self.detail == Detail::UnexpectedGroupVersion {
+                if let BadValue::Str(v) | BadValue::Name(v) = &self.value {
+                    f.write_str(v.as_str())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A value the typed spec cannot hold, reported by [`validate_spec_with`] at its place in
+/// upstream's order. The corresponding typed field is ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unrecognized<'a> {
+    /// `spec.metrics[metric].type` is `value` (empty or unknown).
+    MetricType {
+        /// Index in `spec.metrics`.
+        metric: usize,
+        /// The string given.
+        value: &'a str,
+    },
+    /// `spec.metrics[metric].<source>.target.type` is `value` (empty or unknown).
+    TargetType {
+        /// Index in `spec.metrics`.
+        metric: usize,
+        /// Which source's target.
+        source: MetricSourceType,
+        /// The string given.
+        value: &'a str,
+    },
+    /// `spec.behavior.<direction>.selectPolicy` is `value` (not Max, Min or Disabled).
+    SelectPolicy {
+        /// The direction.
+        direction: Direction,
+        /// The string given.
+        value: &'a str,
+    },
+    /// `spec.behavior.<direction>.policies[policy].type` is `value` (not Pods or Percent).
+    PolicyType {
+        /// The direction.
+        direction: Direction,
+        /// Index in `policies`.
+        policy: usize,
+        /// The string given.
+        value: &'a str,
+    },
+}
+
+impl Unrecognized<'_> {
+    /// The error upstream reports for this value.
+    pub fn to_error(&self) -> ValidationError {
+        match *self {
+            Unrecognized::MetricType { metric, value } => {
+                ValidationError::unsupported_metric_type(metric, value)
+            }
+            Unrecognized::TargetType {
+                metric,
+                source,
+                value,
+            } => ValidationError::unsupported_target_type(metric, source, value),
+            Unrecognized::SelectPolicy { direction, value } => {
+                ValidationError::unsupported_select_policy(direction, value)
+            }
+            Unrecognized::PolicyType {
+                direction,
+                policy,
+                value,
+            } => ValidationError::unsupported_policy_type(direction, policy, value),
+        }
+    }
+}
+
+/// Validates `spec` as the API server does after defaulting, returning the first error in
+/// upstream's order. `scale_to_zero` is the `HPAScaleToZero` gate: with it `minReplicas` may be
+/// 0 (which still needs an Object or External metric), without it the lower bound is 1.
+pub fn validate_spec(spec: &HpaSpec<'_>, scale_to_zero: bool) -> Result<(), ValidationError> {
+    validate_spec_with(spec, scale_to_zero, &[])
+}
+
+/// [`validate_spec`] for a spec in which some strings could not be mapped to the typed model:
+/// each [`Unrecognized`] entry replaces the typed field at its place and is reported there,
+/// so the error returned is still the first one upstream would report.
+pub fn validate_spec_with(
+    spec: &HpaSpec<'_>,
+    scale_to_zero: bool,
+    unrecognized: &[Unrecognized<'_>],
+) -> Result<(), ValidationError> {
+    let spec_path = || FieldPath::root("spec");
+    let lower_bound: i32 = if scale_to_zero { 0 } else { 1 };
+    if let Some(min) = spec.min_replicas {
+        if min < lower_bound {
+            return Err(ValidationError::invalid(
+                spec_path().child("minReplicas"),
+                BadValue::Int(i64::from(min)),
+                Detail::GreaterThanOrEqualTo(i64::from(lower_bound)),
+            ));
+        }
+    }
+    if spec.max_replicas < 1 {
+        return Err(ValidationError::invalid(
+            spec_path().child("maxReplicas"),
+            BadValue::Int(i64::from(spec.max_replicas)),
+            Detail::GreaterThan0,
+        ));
+    }
+    if let Some(min) = spec.min_replicas {
+        if spec.max_replicas < min {
+            return Err(ValidationError::invalid(
+                spec_path().child("maxReplicas"),
+                BadValue::Int(i64::from(spec.max_replicas)),
+                Detail::GreaterThanOrEqualToMinReplicas,
+            ));
+        }
+    }
+    if let Some(target) = &spec.scale_target_ref {
+        // The core API's only scalable kind may omit the API group (registry strategy).
+        let allow_empty_group = target.kind == "ReplicationController";
+        validate_object_reference(
+            target,
+            || spec_path().child("scaleTargetRef"),
+            allow_empty_group,
+        )?;
+    }
+    validate_metrics(spec.metrics, spec.min_replicas, unrecognized)?;
+    if let Some(behavior) = &spec.behavior {
+        validate_rules(behavior.scale_up.as_ref(), Direction::ScaleUp, unrecognized)?;
+        validate_rules(
+            behavior.scale_down.as_ref(),
+            Direction::ScaleDown,
+            unrecognized,
+        )?;
+    }
+    Ok(())
+}
+
+fn metric_path(index: usize) -> FieldPath {
+    FieldPath::root("spec").child("metrics").index(index)
+}
+
+fn rules_path(direction: Direction) -> FieldPath {
+    FieldPath::root("spec")
+        .child("behavior")
+        .child(direction.field_name())
+}
+
+fn validate_metrics(
+    metrics: &[MetricSpec<'_>],
+    min_replicas: Option<i32>,
+    unrecognized: &[Unrecognized<'_>],
+) -> Result<(), ValidationError> {
+    let mut has_object_or_external = false;
+    for (index, metric) in metrics.iter().enumerate() {
+        validate_metric(index, metric, unrecognized)?;
+        // Reaching here means the type was recognized (an unrecognized one is an error).
+        if matches!(
+            metric.type_,
+            Some(MetricSourceType::Object) | Some(MetricSourceType::External)
+        ) {
+            has_object_or_external = true;
+        }
+    }
+    if min_replicas == Some(0) && !has_object_or_external {
+        return Err(ValidationError::forbidden(
+            FieldPath::root("spec").child("metrics"),
+            Detail::ObjectOrExternalMetricForScaleToZero,
+        ));
+    }
+    Ok(())
+}
+
+/// The sources of a metric in the order upstream examines them.
+const SOURCE_ORDER: [MetricSourceType; 5] = [
+    MetricSourceType::Object,
+    MetricSourceType::External,
+    MetricSourceType::Pods,
+    MetricSourceType::Resource,
+    MetricSourceType::ContainerResource,
+];
+
+fn source_present(metric: &MetricSpec<'_>, source: MetricSourceType) -> bool {
+    match source {
+        MetricSourceType::Object => metric.object.is_some(),
+        MetricSourceType::Pods => metric.pods.is_some(),
+        MetricSourceType::Resource => metric.resource.is_some(),
+        MetricSourceType::ContainerResource => metric.container_resource.is_some(),
+        MetricSourceType::External => metric.external.is_some(),
+    }
+}
+
+fn validate_metric(
+    index: usize,
+    metric: &MetricSpec<'_>,
+    unrecognized: &[Unrecognized<'_>],
+) -> Result<(), ValidationError> {
+    let unknown_type = unrecognized.iter().find_map(|u| match *u {
+        Unrecognized::MetricType { metric: m, value } if m == index => Some(value),
+        _ => None,
+    });
+    if let Some(value) = unknown_type {
+        return Err(ValidationError::unsupported_metric_type(index, value));
+    }
+    let Some(type_) = metric.type_ else {
+        return Err(ValidationError::required(
+            metric_path(index).child("type"),
+            Detail::MetricSourceTypeRequired,
+        ));
+    };
+
+    // Only the first populated source (in upstream's order) is validated in depth.
+    let target_type = |source: MetricSourceType| {
+        unrecognized.iter().find_map(|u| match *u {
+            Unrecognized::TargetType {
+                metric: m,
+                source: s,
+                value,
+            } if m == index && s == source => Some(value),
+            _ => None,
+        })
+    };
+    let source_path =
+        |source: MetricSourceType| metric_path(index).child(source_field_name(source));
+    if let Some(first) = SOURCE_ORDER
+        .iter()
+        .copied()
+        .find(|s| source_present(metric, *s))
+    {
+        let path = || source_path(first);
+        let unknown = target_type(first);
+        match first {
+            MetricSourceType::Object => {
+                if let Some(src) = &metric.object {
+                    validate_object_reference(
+                        &src.described_object,
+                        || path().child("describedObject"),
+                        true,
+                    )?;
+                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
+                    validate_target(&src.target, || path().child("target"), unknown)?;
+                    if src.target.value.is_none() && src.target.average_value.is_none() {
+                        return Err(ValidationError::required(
+                            path().child("target").child("averageValue"),
+                            Detail::ObjectValueOrAverageValueRequired,
+                        ));
+                    }
+                }
+            }
+            MetricSourceType::External => {
+                if let Some(src) = &metric.external {
+                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
+                    validate_target(&src.target, || path().child("target"), unknown)?;
+                    match (&src.target.value, &src.target.average_value) {
+                        (None, None) => {
+                            return Err(ValidationError::required(
+                                path().child("target").child("averageValue"),
+                                Detail::ExternalValueOrAverageValueRequired,
+                            ))
+                        }
+                        (Some(_), Some(_)) => {
+                            return Err(ValidationError::forbidden(
+                                path().child("target").child("value"),
+                                Detail::ExternalValueAndAverageValueForbidden,
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            MetricSourceType::Pods => {
+                if let Some(src) = &metric.pods {
+                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
+                    validate_target(&src.target, || path().child("target"), unknown)?;
+                    if src.target.average_value.is_none() {
+                        return Err(ValidationError::required(
+                            path().child("target").child("averageValue"),
+                            Detail::PodsAverageValueRequired,
+                        ));
+                    }
+                }
+            }
+            MetricSourceType::Resource => {
+                if let Some(src) = &metric.resource {
+                    if src.name.is_empty() {
+                        return Err(ValidationError::required(
+                            path().child("name"),
+                            Detail::ResourceNameRequired,
+                        ));
+                    }
+                    validate_target(&src.target, || path().child("target"), unknown)?;
+                    validate_raw_or_utilization(&src.target, || path().child("target"))?;
+                }
+            }
+            MetricSourceType::ContainerResource => {
+                if let Some(src) = &metric.container_resource {
+                    if src.name.is_empty() {
+                        return Err(ValidationError::required(
+                            path().child("name"),
+                            Detail::ResourceNameRequired,
+                        ));
+                    }
+                    if let Some(detail) = container_resource_name_error(src.name) {
+                        return Err(ValidationError::invalid(
+                            path().child("name"),
+                            BadValue::name(src.name),
+                            detail,
+                        ));
+                    }
+                    if src.container.is_empty() {
+                        return Err(ValidationError::required(
+                            path().child("container"),
+                            Detail::ContainerRequired,
+                        ));
+                    }
+                    if let Some(rule) = dns1123_label_error(src.container) {
+                        return Err(ValidationError::invalid(
+                            path().child("container"),
+                            BadValue::str(src.container),
+                            Detail::Name(NamePart::Whole, rule),
+                        ));
+                    }
+                    validate_target(&src.target, || path().child("target"), unknown)?;
+                    validate_raw_or_utilization(&src.target, || path().child("target"))?;
+                }
+            }
+        }
+    }
+
+    if !source_present(metric, type_) {
+        return Err(ValidationError::required(
+            source_path(type_),
+            Detail::PopulateMetricSource,
+        ));
+    }
+    // Upstream lists the other populated sources in map order; field order is used here.
+    if let Some(extra) = SOURCE_ORDER
+        .iter()
+        .copied()
+        .find(|s| *s != type_ && source_present(metric, *s))
+    {
+        return Err(ValidationError::forbidden(
+            source_path(extra),
+            Detail::PopulateMetricSourceOnly,
+        ));
+    }
+    Ok(())
+}
+
+fn validate_raw_or_utilization(
+    target: &MetricTarget,
+    path: impl Fn() -> FieldPath,
+) -> Result<(), ValidationError> {
+    match (&target.average_utilization, &target.average_value) {
+        (None, None) => Err(ValidationError::required(
+            path().child("averageUtilization"),
+            Detail::RawValueOrUtilizationRequired,
+        )),
+        (Some(_), Some(_)) => Err(ValidationError::forbidden(
+            path().child("averageValue"),
+            Detail::RawValueAndUtilizationForbidden,
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn validate_target(
+    target: &MetricTarget,
+    path: impl Fn() -> FieldPath,
+    unknown_type: Option<&str>,
+) -> Result<(), ValidationError> {
+    match unknown_type {
+        Some("") => {
+            return Err(ValidationError::required(
+                path().child("type"),
+                Detail::TargetTypeRequired,
+            ))
+        }
+        Some(value) => {
+            return Err(ValidationError::invalid(
+                path().child("type"),
+                BadValue::str(value),
+                Detail::TargetTypeInvalid,
+            ))
+        }
+        None => {
+            if target.type_.is_none() {
+                return Err(ValidationError::required(
+                    path().child("type"),
+                    Detail::TargetTypeRequired,
+                ));
+            }
+        }
+    }
+    if let Some(q) = &target.value {
+        if q.signum() != 1 {
+            return Err(ValidationError::invalid(
+                path().child("value"),
+                BadValue::Quantity(*q),
+                Detail::MustBePositive,
+            ));
+        }
+    }
+    if let Some(q) = &target.average_value {
+        if q.signum() != 1 {
+            return Err(ValidationError::invalid(
+                path().child("averageValue"),
+                BadValue::Quantity(*q),
+                Detail::MustBePositive,
+            ));
+        }
+    }
+    if let Some(u) = target.average_utilization {
+        if u < 1 {
+            return Err(ValidationError::invalid(
+                path().child("averageUtilization"),
+                BadValue::Int(i64::from(u)),
+                Detail::GreaterThan0,
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_metric_identifier(
+    id: &MetricIdentifier<'_>,
+    path: impl Fn() -> FieldPath,
+) -> Result<(), ValidationError> {
+    if id.name.is_empty() {
+        return Err(ValidationError::required(
+            path().child("name"),
+            Detail::MetricNameRequired,
+        ));
+    }
+    if let Some(detail) = path_segment_name_error(id.name) {
+        return Err(ValidationError::invalid(
+            path().child("name"),
+            BadValue::str(id.name),
+            detail,
+        ));
+    }
+    Ok(())
+}
+
+/// `ValidateCrossVersionObjectReference`: kind and name required and valid path segments, and
+/// `apiVersion` a valid group/version with a group unless `allow_empty_group`.
+fn validate_object_reference(
+    reference: &CrossVersionObjectReference<'_>,
+    path: impl Fn() -> FieldPath,
+    allow_empty_group: bool,
+) -> Result<(), ValidationError> {
+    for (field, value) in [("kind", reference.kind), ("name", reference.name)] {
+        if value.is_empty() {
+            return Err(ValidationError::required(path().child(field), Detail::None));
+        }
+        if let Some(detail) = path_segment_name_error(value) {
+            return Err(ValidationError::invalid(
+                path().child(field),
+                BadValue::str(value),
+                detail,
+            ));
+        }
+    }
+    let api_version = reference.api_version;
+    let group = match api_version.matches('/').count() {
+        0 => "",
+        1 => api_version.split_once('/').map_or("", |(group, _)| group),
+        _ => {
+            return Err(ValidationError::invalid(
+                path().child("apiVersion"),
+                BadValue::str(api_version),
+                Detail::UnexpectedGroupVersion,
+            ))
+        }
+    };
+    if group.is_empty() && !allow_empty_group {
+        return Err(ValidationError::invalid(
+            path().child("apiVersion"),
+            BadValue::str(api_version),
+            Detail::ApiGroupRequired,
+        ));
+    }
+    Ok(())
+}
+
+fn validate_rules(
+    rules: Option<&ScalingRules<'_>>,
+    direction: Direction,
+    unrecognized: &[Unrecognized<'_>],
+) -> Result<(), ValidationError> {
+    let Some(rules) = rules else {
+        // Absent rules are completed with the defaults, which are valid.
+        return Ok(());
+    };
+    let path = || rules_path(direction);
+    if let Some(window) = rules.stabilization_window_seconds {
+        if window < 0 {
+            return Err(ValidationError::invalid(
+                path().child("stabilizationWindowSeconds"),
+                BadValue::Int(i64::from(window)),
+                Detail::GreaterThanOrEqualToZero,
+            ));
+        }
+        if window > MAX_STABILIZATION_WINDOW_SECONDS {
+            return Err(ValidationError::invalid(
+                path().child("stabilizationWindowSeconds"),
+                BadValue::Int(i64::from(window)),
+                Detail::LessThanOrEqualTo(i64::from(MAX_STABILIZATION_WINDOW_SECONDS)),
+            ));
+        }
+    }
+    let unknown_select = unrecognized.iter().find_map(|u| match *u {
+        Unrecognized::SelectPolicy {
+            direction: d,
+            value,
+        } if d == direction => Some(value),
+        _ => None,
+    });
+    if let Some(value) = unknown_select {
+        return Err(ValidationError::unsupported_select_policy(direction, value));
+    }
+    if let Some(policies) = rules.policies {
+        if policies.is_empty() {
+            return Err(ValidationError::required(
+                path().child("policies"),
+                Detail::AtLeastOnePolicy,
+            ));
+        }
+        for (index, policy) in policies.iter().enumerate() {
+            let policy_path = || path().child("policies").index(index);
+            let unknown_type = unrecognized.iter().find_map(|u| match *u {
+                Unrecognized::PolicyType {
+                    direction: d,
+                    policy: p,
+                    value,
+                } if d == direction && p == index => Some(value),
+                _ => None,
+            });
+            if let Some(value) = unknown_type {
+                return Err(ValidationError::unsupported_policy_type(
+                    direction, index, value,
+                ));
+            }
+            if policy.value <= 0 {
+                return Err(ValidationError::invalid(
+                    policy_path().child("value"),
+                    BadValue::Int(i64::from(policy.value)),
+                    Detail::GreaterThanZero,
+                ));
+            }
+            if policy.period_seconds <= 0 {
+                return Err(ValidationError::invalid(
+                    policy_path().child("periodSeconds"),
+                    BadValue::Int(i64::from(policy.period_seconds)),
+                    Detail::GreaterThanZero,
+                ));
+            }
+            if policy.period_seconds > MAX_PERIOD_SECONDS {
+                return Err(ValidationError::invalid(
+                    policy_path().child("periodSeconds"),
+                    BadValue::Int(i64::from(policy.period_seconds)),
+                    Detail::LessThanOrEqualTo(i64::from(MAX_PERIOD_SECONDS)),
+                ));
+            }
+        }
+    }
+    if let Some(tolerance) = &rules.tolerance {
+        if tolerance.signum() < 0 {
+            return Err(ValidationError::invalid(
+                path().child("tolerance"),
+                BadValue::Quantity(*tolerance),
+                Detail::ToleranceNotNegative,
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name formats (apimachinery `path.IsValidPathSegmentName`, `content.IsDNS1123Label`,
+// `content.IsDNS1123Subdomain`, `content.IsLabelKey`; core `ValidateContainerResourceName`).
+// Each returns the first message upstream would produce, if any.
+// ---------------------------------------------------------------------------------------------
+
+/// `IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`.
+fn path_segment_name_error(name: &str) -> Option<Detail> {
+    for illegal in [".", ".."] {
+        if name == illegal {
+            return Some(Detail::MayNotBe(illegal));
+        }
+    }
+    ["/", "%"]
+        .into_iter()
+        .find(|illegal| name.contains(illegal))
+        .map(Detail::MayNotContain)
+}
+
+const fn is_lower_alnum(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// Matches `[a-z0-9]([-a-z0-9]*[a-z0-9])?` (no length limit).
+fn is_dns1123_label_format(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(&first), Some(&last)) => {
+            is_lower_alnum(first)
+                && is_lower_alnum(last)
+                && bytes.iter().all(|&b| is_lower_alnum(b) || b == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Matches `label(\.label)*` (no length limit).
+fn is_dns1123_subdomain_format(s: &str) -> bool {
+    s.split('.').all(is_dns1123_label_format)
+}
+
+/// `IsDNS1123Label`.
+fn dns1123_label_error(s: &str) -> Option<NameRule> {
+    if s.len() > DNS1123_LABEL_MAX_LENGTH {
+        return Some(NameRule::MaxLength(DNS1123_LABEL_MAX_LENGTH));
+    }
+    if is_dns1123_label_format(s) {
+        None
+    } else if is_dns1123_subdomain_format(s) {
+        Some(NameRule::NoDots)
+    } else {
+        Some(NameRule::Dns1123Label)
+    }
+}
+
+/// `IsDNS1123Subdomain`.
+fn dns1123_subdomain_error(s: &str) -> Option<NameRule> {
+    if s.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        return Some(NameRule::MaxLength(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if is_dns1123_subdomain_format(s) {
+        None
+    } else {
+        Some(NameRule::Dns1123Subdomain)
+    }
+}
+
+/// Matches `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
+fn is_label_key_name_format(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && bytes
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// `IsLabelKey` (a.k.a. `IsQualifiedName`): `[prefix/]name`.
+fn label_key_error(s: &str) -> Option<(NamePart, NameRule)> {
+    let name = match s.split_once('/') {
+        None => s,
+        Some((_, suffix)) if suffix.contains('/') => {
+            return Some((NamePart::Whole, NameRule::LabelKeyTooManySlashes))
+        }
+        Some((prefix, suffix)) => {
+            if prefix.is_empty() {
+                return Some((NamePart::Prefix, NameRule::Empty));
+            }
+            if let Some(rule) = dns1123_subdomain_error(prefix) {
+                return Some((NamePart::Prefix, rule));
+            }
+            suffix
+        }
+    };
+    if name.is_empty() {
+        Some((NamePart::Name, NameRule::Empty))
+    } else if name.len() > LABEL_KEY_NAME_MAX_LENGTH {
+        Some((
+            NamePart::Name,
+            NameRule::MaxLength(LABEL_KEY_NAME_MAX_LENGTH),
+        ))
+    } else if !is_label_key_name_format(name) {
+        Some((NamePart::Name, NameRule::LabelKeyName))
+    } else {
+        None
+    }
+}
+
+/// `IsStandardResourceName` (core helper).
+fn is_standard_resource_name(s: &str) -> bool {
+    const STANDARD: [&str; 20] = [
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "storage",
+        "requests.storage",
+        "services.nodeports",
+        "services.loadbalancers",
+    ];
+    STANDARD.contains(&s)
+        || s.starts_with(HUGEPAGES_PREFIX)
+        || s.starts_with(REQUESTS_HUGEPAGES_PREFIX)
+}
+
+/// `IsStandardContainerResourceName` (core helper).
+fn is_standard_container_resource_name(s: &str) -> bool {
+    matches!(s, "cpu" | "memory" | "ephemeral-storage") || s.starts_with(HUGEPAGES_PREFIX)
+}
+
+/// `IsNativeResource`: unprefixed, or in the `kubernetes.io/` namespace.
+fn is_native_resource(s: &str) -> bool {
+    !s.contains('/') || s.contains(DEFAULT_NAMESPACE_PREFIX)
+}
+
+/// `IsExtendedResourceName`: not native, no `requests.` prefix, and `requests.<name>` is a
+/// qualified name.
+fn is_extended_resource_name(s: &str) -> bool {
+    if is_native_resource(s) || s.starts_with(REQUESTS_PREFIX) {
+        return false;
+    }
+    // `requests.<s>` as a label key, without building the string: its prefix part is
+    // `requests.<prefix>` ("requests" is a valid label), its name part is unchanged.
+    match s.split_once('/') {
+        Some((prefix, suffix)) if !suffix.contains('/') => {
+            let prefixed_len = prefix.len().saturating_add(REQUESTS_PREFIX.len());
+            prefixed_len <= DNS1123_SUBDOMAIN_MAX_LENGTH
+                && is_dns1123_subdomain_format(prefix)
+                && label_key_error(suffix).is_none()
+        }
+        _ => false,
+    }
+}
+
+/// `ValidateContainerResourceName`: the first message, if any.
+fn container_resource_name_error(s: &str) -> Option<Detail> {
+    if let Some((part, rule)) = label_key_error(s) {
+        return Some(Detail::Name(part, rule));
+    }
+    if !s.contains('/') {
+        if !is_standard_resource_name(s) {
+            return Some(Detail::StandardResourceOrQualified);
+        }
+        if !is_standard_container_resource_name(s) {
+            return Some(Detail::StandardContainerResource);
+        }
+    } else if !is_native_resource(s) && !is_extended_resource_name(s) {
+        return Some(Detail::ExtendedResourceName);
+    }
+    None
+}
