@@ -84,7 +84,7 @@ fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
         Some(name) => sample
             .containers
             .iter()
-            .find(|c| c.name == name)
+            .find(|c| crate::pods::same(c.name, name))
             .map(|c| c.milli),
     }
 }

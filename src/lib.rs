@@ -36,6 +36,11 @@ pub mod time;
 pub mod tolerance;
 pub mod validation;
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use autoscaler::{Autoscaler, Decision, EvaluateError, LimitedBy, RescaleReason, Status};
 pub use defaults::Hpa;
 pub use input::{MetricValues, Observation, Pod, PodSamples, Sample};

@@ -5,9 +5,9 @@ use crate::input::{ReadyCondition, Sample};
 use crate::quantity::Quantity;
 use crate::time::{Duration, Instant};
 
-/// Which group a pod falls into for a pod-based metric.
+/// Which group a pod falls into for a pod-based metric (upstream `groupPods`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PodGroup {
+pub enum PodGroup {
     /// Counted: its sample is used as is.
     Ready,
     /// Pending, or (cpu only) not ready / still initializing: its sample is dropped, and it
@@ -21,16 +21,19 @@ pub(crate) enum PodGroup {
 
 /// The readiness rules `groupPods` applies.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Readiness {
+pub struct Readiness {
     /// Whether the cpu-only readiness rules apply (Resource/ContainerResource on `cpu`).
     pub cpu: bool,
+    /// The controller's CPU initialization period (`Settings::cpu_initialization_period`).
     pub cpu_initialization_period: Duration,
+    /// The controller's initial readiness delay (`Settings::initial_readiness_delay`).
     pub initial_readiness_delay: Duration,
+    /// The evaluation time.
     pub now: Instant,
 }
 
 /// Groups one pod (spec section 7). `sample` is the pod's sample for this metric, if any.
-pub(crate) fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) -> PodGroup {
+pub fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) -> PodGroup {
     if pod.deleted || pod.phase == PodPhase::Failed {
         return PodGroup::Ignored;
     }
@@ -123,18 +126,25 @@ impl core::fmt::Display for RequestError<'_> {
 fn find_request(requests: &[ResourceRequest<'_>], resource: &str) -> Option<Quantity> {
     requests
         .iter()
-        .find(|r| r.resource == resource)
+        .find(|r| same(r.resource, resource))
         .map(|r| r.quantity)
 }
 
 /// Resources a pod-level request may set (PodLevelResources).
 fn is_pod_level_resource(resource: &str) -> bool {
-    resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-")
+    same(resource, "cpu") || same(resource, "memory") || resource.starts_with("hugepages-")
 }
 
 /// A pod's request for `resource` in milli-units (spec section 8). `container` is the
-/// ContainerResource container, or `None` for Resource metrics.
-pub(crate) fn pod_request<'a>(
+/// ContainerResource container, or `None` for Resource metrics. Pod-level requests
+/// (`Pod::requests`) are used as with the PodLevelResources gate on; pass a pod without them
+/// to model the gate off.
+///
+/// # Errors
+///
+/// [`RequestError`] when a counted container lacks the request, the named container does not
+/// exist, or neither pod-level nor container requests name the resource.
+pub fn pod_request<'a>(
     pod: &Pod<'a>,
     container: Option<&'a str>,
     resource: &'a str,
@@ -226,39 +236,68 @@ fn container_requests<'a>(
     container: Option<&'a str>,
     resource: &'a str,
 ) -> Result<i64, RequestError<'a>> {
-    let regular = pod
-        .containers
-        .iter()
-        .filter(|c| c.kind == ContainerKind::Regular);
-    let sidecars = pod
-        .containers
-        .iter()
-        .filter(|c| c.kind == ContainerKind::RestartableInit);
+    let counted = |c: &&Container<'a>| c.kind != ContainerKind::Init;
+    if let Some(name) = container {
+        // Container names are unique in a pod, so the first match is upstream's.
+        let Some(c) = pod
+            .containers
+            .iter()
+            .filter(counted)
+            .find(|c| same(c.name, name))
+        else {
+            return Err(RequestError::ContainerNotFound {
+                container: name,
+                pod: pod.name,
+            });
+        };
+        return match find_request(c.requests, resource) {
+            Some(q) => Ok(q.milli_value()),
+            None => Err(RequestError::MissingRequest {
+                resource,
+                container: c.name,
+                pod: pod.name,
+            }),
+        };
+    }
+    // One pass in any order; only an error needs upstream's order (regular, then sidecars).
     let mut sum: i128 = 0;
-    for c in regular.chain(sidecars) {
-        if container.is_none_or(|name| name == c.name) {
-            match find_request(c.requests, resource) {
-                Some(q) => sum = sum.saturating_add(i128::from(q.milli_value())),
-                None => {
-                    return Err(RequestError::MissingRequest {
-                        resource,
-                        container: c.name,
-                        pod: pod.name,
-                    })
-                }
-            }
-        }
-        if container == Some(c.name) {
-            return Ok(crate::arith::clamp_i64(sum));
+    for c in pod.containers.iter().filter(counted) {
+        match find_request(c.requests, resource) {
+            Some(q) => sum = sum.saturating_add(i128::from(q.milli_value())),
+            None => return Err(first_missing_request(pod, resource)),
         }
     }
-    match container {
-        Some(name) => Err(RequestError::ContainerNotFound {
-            container: name,
-            pod: pod.name,
-        }),
-        None => Ok(crate::arith::clamp_i64(sum)),
+    Ok(crate::arith::clamp_i64(sum))
+}
+
+/// The container upstream names when some counted container lacks the request.
+fn first_missing_request<'a>(pod: &Pod<'a>, resource: &'a str) -> RequestError<'a> {
+    let in_order = pod
+        .containers
+        .iter()
+        .filter(|c| c.kind == ContainerKind::Regular)
+        .chain(
+            pod.containers
+                .iter()
+                .filter(|c| c.kind == ContainerKind::RestartableInit),
+        );
+    let container = in_order
+        .filter(|c| find_request(c.requests, resource).is_none())
+        .map(|c| c.name)
+        .next()
+        .unwrap_or("");
+    RequestError::MissingRequest {
+        resource,
+        container,
+        pod: pod.name,
     }
+}
+
+/// String equality as an inlined byte loop: resource and container names are short, and a
+/// `memcmp` call per pod dominated the evaluation time.
+#[inline]
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 #[cfg(test)]

@@ -1112,9 +1112,9 @@ fn validate_object_reference(
         }
     }
     let api_version = reference.api_version;
-    let group = match api_version.matches('/').count() {
+    let group = match count_byte(api_version, b'/') {
         0 => "",
-        1 => api_version.split_once('/').map_or("", |(group, _)| group),
+        1 => split_once_byte(api_version, b'/').map_or("", |(group, _)| group),
         _ => {
             return Err(ValidationError::invalid(
                 path().child("apiVersion"),
@@ -1239,10 +1239,34 @@ fn path_segment_name_error(name: &str) -> Option<Detail> {
             return Some(Detail::MayNotBe(illegal));
         }
     }
-    ["/", "%"]
+    [("/", b'/'), ("%", b'%')]
         .into_iter()
-        .find(|illegal| name.contains(illegal))
-        .map(Detail::MayNotContain)
+        .find(|(_, byte)| name.bytes().any(|b| b == *byte))
+        .map(|(illegal, _)| Detail::MayNotContain(illegal))
+}
+
+/// `s` contains the ASCII byte `b`.
+fn has_byte(s: &str, b: u8) -> bool {
+    s.bytes().any(|c| c == b)
+}
+
+/// How often the ASCII byte `b` occurs in `s`.
+fn count_byte(s: &str, b: u8) -> usize {
+    s.bytes().filter(|c| *c == b).count()
+}
+
+/// `s.split_once(b)` for an ASCII byte, without core's char searcher (see `contains_str`).
+fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
+    let at = s.bytes().position(|c| c == b)?;
+    Some((s.get(..at)?, s.get(at.saturating_add(1)..)?))
+}
+
+/// `haystack` contains `needle`. A plain loop: `str::contains` with a string pattern links
+/// core's two-way searcher, whose bounds checks are panic paths.
+fn contains_str(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    (0..=h.len().saturating_sub(n.len()))
+        .any(|start| h.get(start..start.saturating_add(n.len())) == Some(n))
 }
 
 const fn is_lower_alnum(b: u8) -> bool {
@@ -1264,7 +1288,10 @@ fn is_dns1123_label_format(s: &str) -> bool {
 
 /// Matches `label(\.label)*` (no length limit).
 fn is_dns1123_subdomain_format(s: &str) -> bool {
-    s.split('.').all(is_dns1123_label_format)
+    // A closure, not `'.'`: the char pattern links core's CharSearcher, a panic path.
+    #[allow(clippy::manual_pattern_char_comparison)]
+    let mut labels = s.split(|c: char| c == '.');
+    labels.all(is_dns1123_label_format)
 }
 
 /// `IsDNS1123Label`.
@@ -1310,9 +1337,9 @@ fn is_label_key_name_format(s: &str) -> bool {
 
 /// `IsLabelKey` (a.k.a. `IsQualifiedName`): `[prefix/]name`.
 fn label_key_error(s: &str) -> Option<(NamePart, NameRule)> {
-    let name = match s.split_once('/') {
+    let name = match split_once_byte(s, b'/') {
         None => s,
-        Some((_, suffix)) if suffix.contains('/') => {
+        Some((_, suffix)) if has_byte(suffix, b'/') => {
             return Some((NamePart::Whole, NameRule::LabelKeyTooManySlashes))
         }
         Some((prefix, suffix)) => {
@@ -1375,7 +1402,7 @@ fn is_standard_container_resource_name(s: &str) -> bool {
 
 /// `IsNativeResource`: unprefixed, or in the `kubernetes.io/` namespace.
 fn is_native_resource(s: &str) -> bool {
-    !s.contains('/') || s.contains(DEFAULT_NAMESPACE_PREFIX)
+    !s.bytes().any(|b| b == b'/') || contains_str(s, DEFAULT_NAMESPACE_PREFIX)
 }
 
 /// `IsExtendedResourceName`: not native, no `requests.` prefix, and `requests.<name>` is a
@@ -1386,8 +1413,8 @@ fn is_extended_resource_name(s: &str) -> bool {
     }
     // `requests.<s>` as a label key, without building the string: its prefix part is
     // `requests.<prefix>` ("requests" is a valid label), its name part is unchanged.
-    match s.split_once('/') {
-        Some((prefix, suffix)) if !suffix.contains('/') => {
+    match split_once_byte(s, b'/') {
+        Some((prefix, suffix)) if !has_byte(suffix, b'/') => {
             let prefixed_len = prefix.len().saturating_add(REQUESTS_PREFIX.len());
             prefixed_len <= DNS1123_SUBDOMAIN_MAX_LENGTH
                 && is_dns1123_subdomain_format(prefix)
@@ -1402,7 +1429,7 @@ fn container_resource_name_error(s: &str) -> Option<Detail> {
     if let Some((part, rule)) = label_key_error(s) {
         return Some(Detail::Name(part, rule));
     }
-    if !s.contains('/') {
+    if !has_byte(s, b'/') {
         if !is_standard_resource_name(s) {
             return Some(Detail::StandardResourceOrQualified);
         }

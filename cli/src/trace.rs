@@ -3,8 +3,9 @@
 //! A trace is read in two passes, and the whole document is checked before anything is
 //! replayed:
 //!
-//! 1. **Parsing** into a private raw model with serde. Every struct denies unknown fields
-//!    (inside `hpa` too, with the `autoscaling/v2` schema), serde's derive rejects duplicate
+//! 1. **Parsing** into a private raw model with serde. Every struct takes a map only (not
+//!    serde's positional sequence form) and denies unknown fields (inside `hpa` too, with the
+//!    `autoscaling/v2` schema), serde's derive rejects duplicate
 //!    fields and the [`StrictMap`] type rejects duplicate keys in maps (`samples`, `requests`,
 //!    `containers`, `matchLabels`); the untyped parts of `metadata` and `status` are walked by
 //!    [`AnyValue`], which rejects duplicate keys too. Integer fields take integers only
@@ -15,7 +16,9 @@
 //! 2. **Conversion** into the engine's types with the format's checks (quantities, step order,
 //!    replica ranges, pod and container names, one metric entry per spec metric with the shape
 //!    its type needs, controller durations and tolerance), then the API server's validation of
-//!    the spec through [`Hpa::new`], reported under `hpa.`.
+//!    the spec through [`Hpa::new`], reported under `hpa.`. Enum strings the typed spec cannot
+//!    hold (an unknown metric type, an empty `selectPolicy`, ...) are handed to
+//!    [`validate_spec_with`], so the error reported is the first one upstream would report.
 //!
 //! The engine borrows everything it reads, so a [`Trace`] keeps an owned model and builds the
 //! borrowed views ([`HpaSpec`], [`Observation`]) in a caller-supplied [`Bump`] arena.
@@ -125,6 +128,7 @@ pub struct Trace {
     /// that flag).
     pub scaled_to_zero: bool,
     /// `hpa.metadata.name`, or `""`.
+    #[allow(dead_code)] // For callers that label their output; `hpa replay` does not.
     pub name: String,
     spec: OwnedSpec,
     steps: Vec<OwnedStep>,
@@ -133,12 +137,10 @@ pub struct Trace {
 /// One step of a trace, borrowed from the [`Trace`] and an arena.
 #[derive(Clone, Copy, Debug)]
 pub struct StepView<'b> {
-    /// What the engine evaluates (its `now` is the step's `at`).
+    /// What the engine evaluates (its `now` is the step's `at`, in trace milliseconds).
     pub observation: Observation<'b>,
     /// `applied`: whether setting the new replica count succeeds.
     pub applied: bool,
-    /// `at`: the step's time in milliseconds on the trace clock.
-    pub at: i64,
 }
 
 impl Trace {
@@ -174,7 +176,6 @@ impl Trace {
                 metrics,
             },
             applied: step.applied,
-            at: step.at,
         }
     }
 }
@@ -239,11 +240,16 @@ fn yaml_scalars() -> bool {
 
 /// The path of a serde error (`"."` for the root becomes empty).
 fn serde_path(path: &serde_path_to_error::Path) -> String {
+    // `?` stands for a position serde could not name (syntax errors): leave it out.
     let text = path.to_string();
+    let mut text = text.as_str();
+    while let Some(rest) = text.strip_suffix('?') {
+        text = rest.strip_suffix('.').unwrap_or(rest);
+    }
     if text == "." {
         String::new()
     } else {
-        text
+        text.to_owned()
     }
 }
 
@@ -493,9 +499,60 @@ impl<'de> Visitor<'de> for AnyVisitor {
     }
 }
 
+/// Implements `Deserialize` for raw structs derived with `#[serde(remote = "Self")]` so that
+/// they accept maps only: serde's derive would also take a sequence of positional fields.
+macro_rules! objects_only {
+    ($($ty:ident => $what:literal,)*) => {$(
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct ObjectVisitor;
+                impl<'de> Visitor<'de> for ObjectVisitor {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
+                        // The derived (inherent) `deserialize` of `remote = "Self"`.
+                        $ty::deserialize(de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                d.deserialize_map(ObjectVisitor)
+            }
+        }
+    )*};
+}
+
+objects_only! {
+    RawTrace => "a trace object",
+    RawHpa => "an autoscaling/v2 HorizontalPodAutoscaler object",
+    RawObjectMeta => "an ObjectMeta object",
+    RawStatus => "a HorizontalPodAutoscalerStatus object",
+    RawCondition => "a HorizontalPodAutoscalerCondition object",
+    RawSpec => "a HorizontalPodAutoscalerSpec object",
+    RawObjectRef => "a CrossVersionObjectReference object",
+    RawMetricSpec => "a MetricSpec object",
+    RawObjectSource => "an ObjectMetricSource object",
+    RawPodsSource => "a PodsMetricSource or ExternalMetricSource object",
+    RawResourceSource => "a ResourceMetricSource object",
+    RawContainerResourceSource => "a ContainerResourceMetricSource object",
+    RawIdentifier => "a MetricIdentifier object",
+    RawLabelSelector => "a LabelSelector object",
+    RawRequirement => "a LabelSelectorRequirement object",
+    RawTarget => "a MetricTarget object",
+    RawBehavior => "a HorizontalPodAutoscalerBehavior object",
+    RawRules => "an HPAScalingRules object",
+    RawPolicy => "an HPAScalingPolicy object",
+    RawController => "a controller object",
+    RawStep => "a step object",
+    RawPod => "a pod object",
+    RawContainer => "a container object",
+    RawMetricValues => "a metric values object",
+    RawSample => "a sample object",
+}
+
 /// The document.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawTrace {
     hpa: RawHpa,
     controller: Option<RawController>,
@@ -504,7 +561,7 @@ struct RawTrace {
 
 /// `hpa`: an `autoscaling/v2` HorizontalPodAutoscaler object.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawHpa {
     api_version: Option<String>,
     kind: Option<String>,
@@ -515,7 +572,7 @@ struct RawHpa {
 
 /// `metadata`: ObjectMeta's field names, any values (only `name` is used).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // The other fields are accepted for the schema's sake and ignored.
 struct RawObjectMeta {
     name: Option<String>,
@@ -537,7 +594,7 @@ struct RawObjectMeta {
 
 /// `status`: HorizontalPodAutoscalerStatus (only `conditions` is used).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // The other fields are accepted for the schema's sake and ignored.
 struct RawStatus {
     observed_generation: Option<AnyValue>,
@@ -550,7 +607,7 @@ struct RawStatus {
 
 /// `HorizontalPodAutoscalerCondition`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // Only `type` and `status` are used.
 struct RawCondition {
     #[serde(rename = "type")]
@@ -563,7 +620,7 @@ struct RawCondition {
 
 /// `HorizontalPodAutoscalerSpec`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // `syncPeriodSeconds` is accepted and ignored (trace format rule 20).
 struct RawSpec {
     scale_target_ref: Option<RawObjectRef>,
@@ -576,7 +633,7 @@ struct RawSpec {
 
 /// `CrossVersionObjectReference`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawObjectRef {
     kind: Option<String>,
     name: Option<String>,
@@ -585,7 +642,7 @@ struct RawObjectRef {
 
 /// `MetricSpec`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawMetricSpec {
     #[serde(rename = "type")]
     type_: Option<String>,
@@ -598,7 +655,7 @@ struct RawMetricSpec {
 
 /// `ObjectMetricSource`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawObjectSource {
     described_object: Option<RawObjectRef>,
     target: Option<RawTarget>,
@@ -607,7 +664,7 @@ struct RawObjectSource {
 
 /// `PodsMetricSource` and `ExternalMetricSource`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawPodsSource {
     metric: Option<RawIdentifier>,
     target: Option<RawTarget>,
@@ -615,7 +672,7 @@ struct RawPodsSource {
 
 /// `ResourceMetricSource`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawResourceSource {
     name: Option<String>,
     target: Option<RawTarget>,
@@ -623,7 +680,7 @@ struct RawResourceSource {
 
 /// `ContainerResourceMetricSource`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawContainerResourceSource {
     name: Option<String>,
     target: Option<RawTarget>,
@@ -635,7 +692,7 @@ type RawExternalSource = RawPodsSource;
 
 /// `MetricIdentifier`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawIdentifier {
     name: Option<String>,
     selector: Option<RawLabelSelector>,
@@ -643,7 +700,7 @@ struct RawIdentifier {
 
 /// `LabelSelector`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawLabelSelector {
     match_labels: Option<StrictMap<String>>,
     match_expressions: Option<Vec<RawRequirement>>,
@@ -651,7 +708,7 @@ struct RawLabelSelector {
 
 /// `LabelSelectorRequirement`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawRequirement {
     key: Option<String>,
     operator: Option<String>,
@@ -660,7 +717,7 @@ struct RawRequirement {
 
 /// `MetricTarget`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawTarget {
     #[serde(rename = "type")]
     type_: Option<String>,
@@ -671,7 +728,7 @@ struct RawTarget {
 
 /// `HorizontalPodAutoscalerBehavior`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawBehavior {
     scale_up: Option<RawRules>,
     scale_down: Option<RawRules>,
@@ -679,7 +736,7 @@ struct RawBehavior {
 
 /// `HPAScalingRules`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawRules {
     stabilization_window_seconds: Option<i32>,
     select_policy: Option<String>,
@@ -689,7 +746,7 @@ struct RawRules {
 
 /// `HPAScalingPolicy`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawPolicy {
     #[serde(rename = "type")]
     type_: Option<String>,
@@ -699,7 +756,7 @@ struct RawPolicy {
 
 /// `controller`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawController {
     tolerance: Option<NumberText>,
     downscale_stabilization_window_seconds: Option<NumberText>,
@@ -719,7 +776,7 @@ enum RawArithmetic {
 
 /// One step.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawStep {
     at: i64,
     replicas: i64,
@@ -731,7 +788,7 @@ struct RawStep {
 
 /// A pod of a step.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawPod {
     name: String,
     phase: Option<RawPhase>,
@@ -763,7 +820,7 @@ enum RawConditionStatus {
 
 /// A container of a pod.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawContainer {
     name: String,
     requests: Option<StrictMap<QuantityText>>,
@@ -772,7 +829,7 @@ struct RawContainer {
 
 /// One entry of a step's `metrics`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawMetricValues {
     samples: Option<StrictMap<RawSample>>,
     value: Option<QuantityText>,
@@ -782,7 +839,7 @@ struct RawMetricValues {
 
 /// One pod's sample.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 struct RawSample {
     value: Option<QuantityText>,
     timestamp: Option<i64>,
@@ -1043,7 +1100,7 @@ impl OwnedMetricValues {
 // Pass 2: conversion and checks
 // ---------------------------------------------------------------------------------------------
 
-/// Upstream's `field.NotSupported` message.
+/// Upstream's `field.NotSupported` message (for `apiVersion` and `kind`).
 fn not_supported(value: &str, supported: &[&str]) -> String {
     let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
     format!(
@@ -2216,7 +2273,6 @@ steps:
         assert!(Hpa::new(&spec, &trace.settings).is_ok());
 
         let step = trace.step_view(0, &arena);
-        assert_eq!(step.at, 15_000);
         assert!(step.applied);
         let obs = step.observation;
         assert_eq!(obs.now, Instant(15_000));
@@ -2908,32 +2964,34 @@ steps:
     }
 
     #[test]
+    fn objects_are_maps_only() {
+        assert_error(
+            json(r#"{"hpa": {"spec": [null, 1]}, "steps": []}"#),
+            "hpa.spec",
+            "invalid type: sequence, expected a HorizontalPodAutoscalerSpec object",
+        );
+        assert_error(
+            json("[]"),
+            "",
+            "invalid type: sequence, expected a trace object",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps: [[0, 1]]\n"),
+            "steps[0]",
+            "invalid type: sequence, expected a step object",
+        );
+        // A syntax error has no field path beyond what was read.
+        assert_error(
+            json(r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": ["#),
+            "steps",
+            "EOF while parsing",
+        );
+    }
+
+    #[test]
     fn error_display() {
         let e = TraceError::new("steps[0].at", "boom");
         assert_eq!(e.to_string(), "steps[0].at: boom");
         assert_eq!(TraceError::new("", "boom").to_string(), "boom");
-    }
-}
-#[cfg(test)]
-mod tmp_debug {
-    use super::*;
-    #[test]
-    fn show() {
-        for (t, f) in [
-            ("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 1.5, replicas: 1}\n", Format::Yaml),
-            ("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 1, replicas: 1, pods: [{name: a, phase: Runing}]}\n", Format::Yaml),
-            ("hpa: {spec: {maxReplicas: 1, foo: 1}}\nsteps: []\n", Format::Yaml),
-            ("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 1}\n", Format::Yaml),
-            ("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 1, replicas: 1, metrics: [{samples: {a: {value: 1}, a: {value: 2}}}]}\n", Format::Yaml),
-            ("hpa: [\n", Format::Yaml),
-            (r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": [{"at": 1, "replicas": 1, "pods": [{"name": "a", "phase": "Runing"}]}]}"#, Format::Json),
-            (r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": [{"at": 1}]}"#, Format::Json),
-            (r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": [{"at": 1, "replicas": 1}]"#, Format::Json),
-            (r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": [{"at": 1, "replicas": 1}]}"#, Format::Json),
-            (r#"{"hpa": {"spec": {"maxReplicas": 1, "metrics": [{"type": "Pods"}]}}, "steps": []}"#, Format::Json),
-            (r#"[]"#, Format::Json),
-        ] {
-            eprintln!("{}", parse(t, f).unwrap_err());
-        }
     }
 }

@@ -1,0 +1,144 @@
+//! One evaluation of a CPU utilization HPA with a behavior and full history, against a
+//! baseline that only sums the same samples. Run: `cargo bench -p hpa --bench evaluate`.
+
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use hpa::input::ResourceRequest;
+use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
+use hpa::spec::{Behavior, MetricSpec, MetricTarget, ScalingRules};
+use hpa::{Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod};
+use hpa::{PodSamples, Quantity, Sample, Settings};
+
+const PERIOD_MS: i64 = 15_000;
+
+static REQUESTS: [ResourceRequest<'static>; 1] = [ResourceRequest {
+    resource: "cpu",
+    quantity: Quantity::from_milli(500),
+}];
+static CONTAINERS: [Container<'static>; 1] = [Container {
+    name: "app",
+    kind: ContainerKind::Regular,
+    requests: &REQUESTS,
+}];
+static METRICS: [MetricSpec<'static>; 1] =
+    [MetricSpec::resource("cpu", MetricTarget::utilization(60))];
+
+fn pods(n: usize) -> Vec<Pod<'static>> {
+    (0..n)
+        .map(|_| Pod {
+            name: "worker",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(-3_600_000)),
+            }),
+            start_time: Some(Instant(-3_700_000)),
+            deleted: false,
+            containers: &CONTAINERS,
+            requests: None,
+        })
+        .collect()
+}
+
+fn samples(n: usize, at: i64, milli: i64) -> Vec<Option<Sample<'static>>> {
+    (0..n)
+        .map(|i| {
+            Some(Sample {
+                milli: milli + (i as i64 % 7),
+                timestamp: Instant(at),
+                window: Duration::from_secs(60),
+                containers: &[],
+            })
+        })
+        .collect()
+}
+
+fn spec() -> HpaSpec<'static> {
+    HpaSpec {
+        min_replicas: Some(1),
+        max_replicas: 100_000,
+        metrics: &METRICS,
+        behavior: Some(Behavior {
+            scale_up: None,
+            scale_down: Some(ScalingRules {
+                stabilization_window_seconds: Some(3600),
+                ..ScalingRules::default()
+            }),
+        }),
+        scale_target_ref: None,
+    }
+}
+
+/// An autoscaler whose recommendation ring is full (one entry per period over the 3600 s
+/// window) and whose event ring holds rescales, as after an hour of operation.
+fn warmed_up(hpa: &Hpa<'_>, settings: &Settings, pods: &[Pod<'_>]) -> (Autoscaler, i64) {
+    let mut autoscaler = Autoscaler::new();
+    let mut t = 0;
+    for step in 0..240 {
+        // Alternating load so that the history holds varied values and rescales.
+        let usage = if step % 2 == 0 { 420 } else { 240 };
+        let s = samples(pods.len(), t, usage);
+        let metrics = [MetricValues::Pods(PodSamples {
+            per_pod: &s,
+            orphans: &[],
+        })];
+        let obs = Observation {
+            now: Instant(t),
+            replicas: pods.len() as i32,
+            status_replicas: pods.len() as i32,
+            pods,
+            metrics: &metrics,
+        };
+        if let Ok(d) = autoscaler.evaluate(hpa, settings, &obs) {
+            if d.rescale {
+                autoscaler.rescale_succeeded();
+            }
+        }
+        t += PERIOD_MS;
+    }
+    (autoscaler, t)
+}
+
+fn bench(c: &mut Criterion) {
+    let settings = Settings::DEFAULT;
+    let spec = spec();
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let mut group = c.benchmark_group("evaluate");
+    for n in [10_usize, 100, 1_000, 10_000] {
+        let pods = pods(n);
+        let (state, now) = warmed_up(&hpa, &settings, &pods);
+        let s = samples(n, now, 330);
+        let metrics = [MetricValues::Pods(PodSamples {
+            per_pod: &s,
+            orphans: &[],
+        })];
+        let obs = Observation {
+            now: Instant(now),
+            replicas: n as i32,
+            status_replicas: n as i32,
+            pods: &pods,
+            metrics: &metrics,
+        };
+        group.bench_with_input(BenchmarkId::new("sum_samples_baseline", n), &n, |b, _| {
+            b.iter(|| {
+                let total: i64 = black_box(&s).iter().flatten().map(|x| x.milli).sum();
+                black_box(total)
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("engine", n), &n, |b, _| {
+            b.iter_batched_ref(
+                || state.clone(),
+                |a| {
+                    black_box(
+                        a.evaluate(&hpa, &settings, black_box(&obs))
+                            .map(|d| d.desired_replicas),
+                    )
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,120 @@
+//! Links the whole engine into a bare-metal executable whose panic handler calls a symbol
+//! that does not exist. If any panic path were reachable, the link would fail with
+//! `undefined symbol: hpa_panic_path_is_reachable`; .ci/run also checks the image for
+//! soft-float routines.
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+use core::panic::PanicInfo;
+
+use hpa::input::{Container, ContainerKind, ReadyCondition, ResourceRequest};
+use hpa::input::{ConditionStatus, PodPhase};
+use hpa::spec::{Behavior, MetricIdentifier, MetricSpec, MetricTarget, ScalingRules};
+use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod, PodSamples};
+use hpa::{Quantity, Sample, Settings};
+
+extern "C" {
+    fn hpa_panic_path_is_reachable() -> !;
+}
+
+#[panic_handler]
+fn panic(_: &PanicInfo) -> ! {
+    // SAFETY: never defined; referencing it turns a reachable panic into a link error.
+    #[cfg(not(feature = "find-panics"))]
+    unsafe {
+        hpa_panic_path_is_reachable()
+    }
+    // To locate a panic path: build with `--features find-panics`, then look for the callers
+    // of core::panicking::* in `llvm-objdump -d` of the image.
+    #[cfg(feature = "find-panics")]
+    loop {}
+}
+
+static mut STATE: Autoscaler = Autoscaler::new();
+
+#[no_mangle]
+pub extern "C" fn _start() -> ! {
+    let requests = [ResourceRequest {
+        resource: "cpu",
+        quantity: black_box(Quantity::from_milli(500)),
+    }];
+    let containers = [Container {
+        name: "app",
+        kind: ContainerKind::Regular,
+        requests: &requests,
+    }];
+    let pod = Pod {
+        name: "p0",
+        phase: black_box(PodPhase::Running),
+        ready: Some(ReadyCondition {
+            status: ConditionStatus::True,
+            last_transition: Some(Instant(black_box(-100_000))),
+        }),
+        start_time: Some(Instant(black_box(-600_000))),
+        deleted: black_box(false),
+        containers: &containers,
+        requests: None,
+    };
+    let pods = [pod; 3];
+    let samples = [Some(Sample {
+        milli: black_box(400),
+        timestamp: Instant(0),
+        window: hpa::Duration(60_000),
+        containers: &[],
+    }); 3];
+    let queue = [black_box(80_000_i64)];
+    let metrics = [
+        MetricValues::Pods(PodSamples {
+            per_pod: &samples,
+            orphans: &[],
+        }),
+        MetricValues::External(&queue),
+    ];
+    let specs = [
+        MetricSpec::resource("cpu", MetricTarget::utilization(black_box(60))),
+        MetricSpec::external(
+            MetricIdentifier::named("queue"),
+            MetricTarget::value(Quantity::from_milli(black_box(15_000))),
+        ),
+    ];
+    let quantity = Quantity::parse(black_box("250m")).unwrap_or(Quantity::from_milli(0));
+    let spec = HpaSpec {
+        min_replicas: Some(black_box(1)),
+        max_replicas: black_box(20),
+        metrics: &specs,
+        behavior: black_box(Some(Behavior {
+            scale_up: None,
+            scale_down: Some(ScalingRules {
+                tolerance: Some(quantity),
+                ..ScalingRules::default()
+            }),
+        })),
+        scale_target_ref: None,
+    };
+    let mut settings = Settings::DEFAULT;
+    settings.arithmetic = black_box(settings.arithmetic);
+    let mut t = 0_i64;
+    loop {
+        t += 15_000;
+        if let Ok(hpa) = Hpa::new(&spec, &settings) {
+            let obs = Observation {
+                now: Instant(black_box(t)),
+                replicas: black_box(3),
+                status_replicas: 3,
+                pods: &pods,
+                metrics: &metrics,
+            };
+            // SAFETY: single-threaded bare-metal probe.
+            let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
+            if let Ok(d) = state.evaluate(&hpa, &settings, &obs) {
+                black_box(d.desired_replicas);
+                if black_box(d.rescale) {
+                    state.rescale_succeeded();
+                } else {
+                    state.rescale_failed();
+                }
+            }
+        }
+    }
+}
