@@ -1,7 +1,9 @@
 //! One evaluation of a CPU utilization HPA with a behavior and full history, against a
 //! baseline that only sums the same samples. Run: `cargo bench -p hpa --bench evaluate`.
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use hpa::input::ResourceRequest;
 use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
 use hpa::spec::{Behavior, MetricSpec, MetricTarget, ScalingRules};
