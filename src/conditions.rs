@@ -61,6 +61,9 @@ pub enum Reason {
     FailedGetObjectMetric,
     /// ScalingActive False: an External metric failed.
     FailedGetExternalMetric,
+    /// ScalingActive False: a metric has a source type the engine does not know (only in
+    /// specs built with `Hpa::from_stored`; validation rejects them).
+    InvalidMetricSourceType,
     /// ScalingActive True: some metric gave a replica count.
     ValidMetricFound,
     /// ScalingLimited: capped at maxReplicas.
@@ -95,6 +98,7 @@ impl Reason {
             Reason::FailedGetPodsMetric => "FailedGetPodsMetric",
             Reason::FailedGetObjectMetric => "FailedGetObjectMetric",
             Reason::FailedGetExternalMetric => "FailedGetExternalMetric",
+            Reason::InvalidMetricSourceType => "InvalidMetricSourceType",
             Reason::ValidMetricFound => "ValidMetricFound",
             Reason::TooManyReplicas => "TooManyReplicas",
             Reason::TooFewReplicas => "TooFewReplicas",

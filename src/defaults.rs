@@ -113,17 +113,26 @@ impl<'a> Hpa<'a> {
     #[allow(clippy::result_large_err)]
     pub fn new(spec: &HpaSpec<'a>, settings: &Settings) -> Result<Hpa<'a>, ValidationError> {
         validate_spec(spec, settings.scale_to_zero)?;
+        Ok(Hpa::from_stored(spec))
+    }
+
+    /// Applies API defaulting only, without validation: for objects an API server already
+    /// holds (they may predate today's rules, e.g. `minReplicas: 0` kept after the
+    /// HPAScaleToZero gate was turned off) and for upstream's controller tests, whose objects
+    /// never pass an API server. The engine handles any spec without panicking, the way
+    /// upstream's controller does; prefer [`Hpa::new`] for new specs.
+    pub fn from_stored(spec: &HpaSpec<'a>) -> Hpa<'a> {
         let metrics: &'a [MetricSpec<'a>] = if spec.metrics.is_empty() {
             &DEFAULT_METRICS
         } else {
             spec.metrics
         };
-        Ok(Hpa {
+        Hpa {
             min_replicas: spec.min_replicas.unwrap_or(1),
             max_replicas: spec.max_replicas,
             metrics,
             behavior: spec.behavior.as_ref().map(resolve_behavior),
-        })
+        }
     }
 
     /// `minReplicas` after defaulting.

@@ -235,7 +235,8 @@ impl MetricError<'_> {
             Some(MetricSourceType::ContainerResource) => Reason::FailedGetContainerResourceMetric,
             Some(MetricSourceType::Pods) => Reason::FailedGetPodsMetric,
             Some(MetricSourceType::Object) => Reason::FailedGetObjectMetric,
-            Some(MetricSourceType::External) | None => Reason::FailedGetExternalMetric,
+            Some(MetricSourceType::External) => Reason::FailedGetExternalMetric,
+            None => Reason::InvalidMetricSourceType,
         }
     }
 }
@@ -325,7 +326,7 @@ impl fmt::Display for MetricError<'_> {
                         "invalid external metric source: neither a value target nor an average value target was set",
                     ),
                     Some(MetricSourceType::Pods) => f.write_str("invalid pods metric source: no average value target was set"),
-                    None => f.write_str("unknown metric source type \"\""),
+                    None => f.write_str("unknown metric source type"),
                 },
             }
         };

@@ -115,6 +115,25 @@ pub struct Quantity {
 }
 
 /// The exponent of nano, the finest precision a parsed quantity keeps.
+/// `10^k` for `k` in `0..=38`: a table lookup instead of `checked_pow`'s loop, because
+/// `milli_value` runs for every container of every pod in each evaluation. Built at compile
+/// time, where an out-of-range index or overflow is a build error, not a run-time panic.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const POW10: [u128; 39] = {
+    let mut table = [1u128; 39];
+    let mut k = 1;
+    while k < 39 {
+        table[k] = table[k - 1] * 10;
+        k += 1;
+    }
+    table
+};
+
+/// `10^k`, or `None` beyond `u128`.
+fn pow10(k: u32) -> Option<u128> {
+    POW10.get(usize::try_from(k).ok()?).copied()
+}
+
 const NANO_EXP: i64 = -9;
 /// 10⁹.
 const NANO: i128 = 1_000_000_000;
@@ -195,6 +214,18 @@ impl Quantity {
     /// with a fractional milli part round away from zero (`-0.0005` gives -1). Saturates at
     /// `i64::MIN` / `i64::MAX`.
     pub fn milli_value(&self) -> i64 {
+        // Fast path for the common case, a whole number of milli-units that fits i64.
+        if let (Ok(m), Ok(shift)) = (
+            i64::try_from(self.mantissa),
+            u32::try_from(self.exponent.saturating_add(3)),
+        ) {
+            if let Some(v) = pow10(shift)
+                .and_then(|p| i64::try_from(p).ok())
+                .and_then(|p| m.checked_mul(p))
+            {
+                return v;
+            }
+        }
         self.scaled_value(-3)
     }
 
@@ -243,14 +274,10 @@ impl Quantity {
         }
         let shift = i64::from(self.exponent).saturating_sub(i64::from(scale));
         if shift >= 0 {
-            let power = u32::try_from(shift)
-                .ok()
-                .and_then(|s| 10u128.checked_pow(s))?;
+            let power = u32::try_from(shift).ok().and_then(pow10)?;
             magnitude.checked_mul(power)
         } else {
-            let power = u32::try_from(shift.unsigned_abs())
-                .ok()
-                .and_then(|s| 10u128.checked_pow(s));
+            let power = u32::try_from(shift.unsigned_abs()).ok().and_then(pow10);
             match power {
                 Some(p) => {
                     let quotient = magnitude.checked_div(p)?;

@@ -58,7 +58,10 @@ fn cpu_utilization_scale_up_goes_from_3_to_5() {
     );
     assert_eq!(l[0]["metrics"][0]["currentAverageUtilization"], 100);
     assert_eq!(l[0]["metrics"][0]["currentAverageValue"], "500m");
-    assert_eq!(condition(&l[0], "AbleToScale"), ("True".into(), "SucceededRescale".into()));
+    assert_eq!(
+        condition(&l[0], "AbleToScale"),
+        ("True".into(), "SucceededRescale".into())
+    );
     // Two new pods are not ready yet; the ready ones sit at the target.
     assert_eq!(l[1]["rescale"], false);
     assert_eq!(l[1]["metrics"][0]["currentAverageUtilization"], 60);
@@ -75,7 +78,10 @@ fn queue_length_external_metric_goes_from_3_to_16() {
         ("False".into(), "FailedGetExternalMetric".into())
     );
     let error = l[2]["metrics"][0]["error"].as_str().unwrap_or_default();
-    assert!(error.contains("external metrics adapter unavailable"), "{error}");
+    assert!(
+        error.contains("external metrics adapter unavailable"),
+        "{error}"
+    );
     assert_eq!(l[2]["rescale"], false);
 }
 
@@ -85,14 +91,19 @@ fn behavior_example_bursts_then_drains_one_pod_every_10_seconds() {
     let d = desired(&l);
     // Percent 900 per 300 s: 1 -> 10 at once, held at 10 until the period has passed.
     assert_eq!(d[0], 10);
-    assert_eq!(condition(&l[0], "ScalingLimited"), ("True".into(), "ScaleUpLimit".into()));
+    assert_eq!(
+        condition(&l[0], "ScalingLimited"),
+        ("True".into(), "ScaleUpLimit".into())
+    );
     let at = |i: usize| l[i]["at"].as_i64().unwrap_or_default();
     for (i, line) in l.iter().enumerate().skip(1) {
         if at(i) < 300_000 {
             assert_eq!(line["desiredReplicas"], 10, "step at {}", at(i));
         }
     }
-    let i300 = (0..l.len()).find(|&i| at(i) == 300_000).expect("a step at 300 s");
+    let i300 = (0..l.len())
+        .find(|&i| at(i) == 300_000)
+        .expect("a step at 300 s");
     assert_eq!(d[i300], 13);
     // Load drops at 315 s; the 60 s down window holds 13 until 360 s, then one pod per 10 s.
     for i in i300 + 1..l.len() {
@@ -112,7 +123,10 @@ fn behavior_example_bursts_then_drains_one_pod_every_10_seconds() {
 fn eighty_replicas_scale_down_by_percent_10_or_pods_4_per_minute() {
     let l = lines("scale-down-percent.json");
     assert_eq!(desired(&l), [72, 64, 57, 51, 45, 40, 36, 32]);
-    assert_eq!(condition(&l[0], "ScalingLimited"), ("True".into(), "ScaleDownLimit".into()));
+    assert_eq!(
+        condition(&l[0], "ScalingLimited"),
+        ("True".into(), "ScaleDownLimit".into())
+    );
 }
 
 #[test]
