@@ -24,7 +24,17 @@ static CONTAINERS: [Container<'static>; 1] = [Container {
 static METRICS: [MetricSpec<'static>; 1] =
     [MetricSpec::resource("cpu", MetricTarget::utilization(60))];
 
-fn pods(n: usize) -> Vec<Pod<'static>> {
+/// How the caller lays out the pods' container specs.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// Every pod points at one container list (one pod template), as C and firmware callers
+    /// build them.
+    SharedTemplate,
+    /// Every pod has its own container and request slices, as `hpa replay` builds them.
+    Distinct,
+}
+
+fn pods(n: usize, layout: Layout) -> Vec<Pod<'static>> {
     (0..n)
         .map(|_| Pod {
             name: "worker",
@@ -35,10 +45,28 @@ fn pods(n: usize) -> Vec<Pod<'static>> {
             }),
             start_time: Some(Instant(-3_700_000)),
             deleted: false,
-            containers: &CONTAINERS,
+            containers: match layout {
+                Layout::SharedTemplate => &CONTAINERS,
+                Layout::Distinct => {
+                    let requests: &'static [ResourceRequest<'static>] =
+                        Box::leak(Box::new([ResourceRequest {
+                            resource: "cpu",
+                            quantity: Quantity::from_milli(500),
+                        }]));
+                    Box::leak(Box::new([Container {
+                        name: "app",
+                        kind: ContainerKind::Regular,
+                        requests,
+                    }]))
+                }
+            },
             requests: None,
         })
         .collect()
+}
+
+fn pods_distinct(n: usize) -> Vec<Pod<'static>> {
+    pods(n, Layout::Distinct)
 }
 
 fn samples(n: usize, at: i64, milli: i64) -> Vec<Option<Sample<'static>>> {
@@ -106,7 +134,8 @@ fn bench(c: &mut Criterion) {
     let hpa = Hpa::new(&spec, &settings).expect("valid spec");
     let mut group = c.benchmark_group("evaluate");
     for n in [10_usize, 100, 1_000, 10_000] {
-        let pods = pods(n);
+        let pods = pods(n, Layout::SharedTemplate);
+        let distinct = pods_distinct(n);
         let (state, now) = warmed_up(&hpa, &settings, &pods);
         let s = samples(n, now, 330);
         let metrics = [MetricValues::Pods(PodSamples {
@@ -125,6 +154,22 @@ fn bench(c: &mut Criterion) {
                 let total: i64 = black_box(&s).iter().flatten().map(|x| x.milli).sum();
                 black_box(total)
             })
+        });
+        let obs_distinct = Observation {
+            pods: &distinct,
+            ..obs
+        };
+        group.bench_with_input(BenchmarkId::new("engine_distinct_pods", n), &n, |b, _| {
+            b.iter_batched_ref(
+                || state.clone(),
+                |a| {
+                    black_box(
+                        a.evaluate(&hpa, &settings, black_box(&obs_distinct))
+                            .map(|d| d.desired_replicas),
+                    )
+                },
+                BatchSize::SmallInput,
+            )
         });
         group.bench_with_input(BenchmarkId::new("engine", n), &n, |b, _| {
             b.iter_batched_ref(

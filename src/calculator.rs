@@ -5,7 +5,8 @@
 //! per-pod map, and the second pass recomputes what the first pass does not keep.
 
 use crate::arith::{self, Ratio, Tolerances};
-use crate::input::{ConditionStatus, Observation, PodPhase, PodSamples, Sample};
+use crate::input::{ConditionStatus, Container, Observation, Pod, PodPhase, PodSamples};
+use crate::input::{ResourceRequest, Sample};
 use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
 use crate::settings::Settings;
 
@@ -142,6 +143,39 @@ fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (i128, i64)
         })
 }
 
+/// The last successful request computation, reused while consecutive pods share the same
+/// container and pod-level request slices (pods of one template, as callers that build their
+/// pods from one spec pass them). Same slices, same data: the result is exact.
+#[derive(Default)]
+struct RequestCache<'a> {
+    last: Option<(&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64)>,
+}
+
+impl<'a> RequestCache<'a> {
+    fn get(
+        &mut self,
+        pod: &Pod<'a>,
+        container: Option<&'a str>,
+        resource: &'a str,
+    ) -> Result<i64, RequestError<'a>> {
+        if let Some((containers, pod_level, milli)) = self.last {
+            let same_pod_level = match (pod_level, pod.requests) {
+                (None, None) => true,
+                (Some(a), Some(b)) => core::ptr::eq(a, b),
+                _ => false,
+            };
+            if core::ptr::eq(containers, pod.containers) && same_pod_level {
+                return Ok(milli);
+            }
+        }
+        let result = pod_request(pod, container, resource);
+        if let Ok(milli) = result {
+            self.last = Some((pod.containers, pod.requests, milli));
+        }
+        result
+    }
+}
+
 /// `GetResourceReplicas`: Resource and ContainerResource metrics with a utilization target
 /// (spec section 10.1).
 pub(crate) fn resource_utilization<'a>(
@@ -155,10 +189,11 @@ pub(crate) fn resource_utilization<'a>(
     let pods = ctx.obs.pods;
     let readiness = ctx.readiness(resource == "cpu");
     let mut first = FirstPass::default();
+    let mut requests = RequestCache::default();
     for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
         let value = slot.as_ref().and_then(|s| sample_value(s, container));
         let sample = slot.as_ref().filter(|_| value.is_some());
-        let request = pod_request(pod, container, resource);
+        let request = requests.get(pod, container, resource);
         if let Err(e) = request {
             first.first_request_error.get_or_insert(e);
         }
