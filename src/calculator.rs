@@ -148,8 +148,11 @@ fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (i128, i64)
 /// pods from one spec pass them). Same slices, same data: the result is exact.
 #[derive(Default)]
 struct RequestCache<'a> {
-    last: Option<(&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64)>,
+    last: Option<CachedRequest<'a>>,
 }
+
+/// Container slice, pod-level request slice, and the request they give.
+type CachedRequest<'a> = (&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64);
 
 impl<'a> RequestCache<'a> {
     fn get(
