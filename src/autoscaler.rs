@@ -520,3 +520,20 @@ pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+
+    /// Reports the state's size (README, "Speed and size") and keeps it from growing unseen.
+    #[test]
+    fn state_size() {
+        let default = core::mem::size_of::<Autoscaler>();
+        let small = core::mem::size_of::<Autoscaler<40, 20>>();
+        std::println!("size_of::<Autoscaler>() = {default} bytes; Autoscaler<40, 20> = {small} bytes");
+        // 240 recommendations and 120 scale events of 8 bytes each, plus about 200 bytes.
+        assert!(default <= 240 * 8 + 120 * 8 + 256, "{default}");
+        assert!(small <= 40 * 8 + 20 * 8 + 256, "{small}");
+    }
+}

@@ -1,0 +1,508 @@
+//! History capacity (README "History capacity"): the recommendation and scale-event rings are
+//! fixed-size. While the capacity suffices, decisions equal upstream's unbounded lists; when it
+//! does not, the engine folds the oldest entries into a conservative summary and says so in
+//! `Decision::history_overflowed`.
+//!
+//! The reference is an `Autoscaler<4096, 4096>`: with steps at least one second apart it never
+//! folds anything (3600 s and 1800 s of history at most), and the conformance suite shows the
+//! engine equals upstream whenever nothing is folded. A small autoscaler and the reference see
+//! identical observations; the small one's decisions drive the loop (its replica count is
+//! applied and reported with `rescale_succeeded`), as they would in a real deployment.
+//!
+//! Why the small one drives: a scale event records the change the caller applied. If the
+//! reference's decision were applied instead, the small one's `rescale_succeeded` would record
+//! its own (different) change, and no public API can record another change into it without
+//! losing its folded summary. The reference, which never folds, can be brought in line: when
+//! the two decisions differ, its history is reloaded with `History::load` from its own
+//! recommendations and the scale events that really happened, and its status is set to the
+//! small one's. So at every step the reference is "upstream, given the same past".
+//!
+//! Asserted at every step:
+//! (a) `history_overflowed == false` => the small decision equals the reference's (desired
+//!     replicas, rescale, reason, proposal, stabilized value, limit, conditions);
+//! (b) `history_overflowed == true` => the small desired count lies between the current count
+//!     and the reference's desired count, inclusive: it never moves further, nor the other way;
+//! and the reference never reports an overflow.
+
+use hpa::autoscaler::{DEFAULT_RECOMMENDATIONS, DEFAULT_SCALE_EVENTS};
+use hpa::spec::{
+    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy,
+    ScalingRules, SelectPolicy,
+};
+use hpa::{Autoscaler, Decision, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
+use hpa::{Quantity, Settings};
+
+/// splitmix64: a small deterministic generator (no dependency).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = u64::try_from(hi - lo).expect("lo <= hi") + 1;
+        lo + i64::try_from(self.next() % span).expect("small span")
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// One External metric with an AverageValue target of 1 (1000 milli-units): outside the
+/// tolerance band the proposal is `ceil(value / 1000)` (spec 10.6), whatever the pods.
+static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
+    MetricIdentifier::named("queue_length"),
+    MetricTarget::average_value(Quantity::from_milli(1000)),
+)];
+
+const MIN: i32 = 1;
+const MAX: i32 = 40;
+
+fn spec(behavior: Option<Behavior<'static>>) -> HpaSpec<'static> {
+    HpaSpec {
+        min_replicas: Some(MIN),
+        max_replicas: MAX,
+        metrics: &METRICS,
+        behavior,
+        scale_target_ref: None,
+    }
+}
+
+const fn policy(type_: PolicyType, value: i32, period_seconds: i32) -> ScalingPolicy {
+    ScalingPolicy {
+        type_,
+        value,
+        period_seconds,
+    }
+}
+
+static UP_MAX: [ScalingPolicy; 2] = [
+    policy(PolicyType::Pods, 4, 300),
+    policy(PolicyType::Percent, 50, 300),
+];
+static DOWN_MAX: [ScalingPolicy; 2] = [
+    policy(PolicyType::Pods, 3, 300),
+    policy(PolicyType::Percent, 20, 300),
+];
+static UP_MIN: [ScalingPolicy; 2] = [
+    policy(PolicyType::Percent, 100, 60),
+    policy(PolicyType::Pods, 6, 600),
+];
+static DOWN_MIN: [ScalingPolicy; 2] = [
+    policy(PolicyType::Percent, 50, 120),
+    policy(PolicyType::Pods, 5, 900),
+];
+static LONG: [ScalingPolicy; 2] = [
+    policy(PolicyType::Pods, 5, 1800),
+    policy(PolicyType::Percent, 30, 1800),
+];
+
+fn rules(
+    window: Option<i32>,
+    select: SelectPolicy,
+    policies: &'static [ScalingPolicy],
+) -> Option<ScalingRules<'static>> {
+    Some(ScalingRules {
+        stabilization_window_seconds: window,
+        select_policy: Some(select),
+        policies: Some(policies),
+        tolerance: None,
+    })
+}
+
+/// The behaviors the randomized runs use: windows and periods far longer than what 8
+/// recommendations / 4 scale events at a 15 s period can hold.
+fn behaviors() -> Vec<(&'static str, Behavior<'static>)> {
+    vec![
+        (
+            "up 120 s / down 600 s, Max of Pods and Percent per 300 s",
+            Behavior {
+                scale_up: rules(Some(120), SelectPolicy::Max, &UP_MAX),
+                scale_down: rules(Some(600), SelectPolicy::Max, &DOWN_MAX),
+            },
+        ),
+        (
+            "up 0 s / down default (300 s), Min of policies with 60-900 s periods",
+            Behavior {
+                scale_up: rules(None, SelectPolicy::Min, &UP_MIN),
+                scale_down: rules(None, SelectPolicy::Min, &DOWN_MIN),
+            },
+        ),
+        (
+            "up 900 s / down 3600 s, 1800 s periods",
+            Behavior {
+                scale_up: rules(Some(900), SelectPolicy::Max, &LONG),
+                scale_down: rules(Some(3600), SelectPolicy::Max, &LONG),
+            },
+        ),
+        (
+            "windows 0, 1800 s periods (policies only)",
+            Behavior {
+                scale_up: rules(Some(0), SelectPolicy::Max, &LONG),
+                scale_down: rules(Some(0), SelectPolicy::Min, &LONG),
+            },
+        ),
+    ]
+}
+
+/// The parts of a decision (a) compares.
+fn summary(d: &Decision<'_>) -> String {
+    format!(
+        "desired={} rescale={} reason={:?} proposal={:?} stabilized={:?} limited_by={:?} conditions={:?}",
+        d.desired_replicas, d.rescale, d.reason, d.proposal, d.stabilized, d.limited_by, d.conditions
+    )
+}
+
+/// What happens to a decided rescale.
+#[derive(Clone, Copy, PartialEq)]
+enum Outcome {
+    Succeeded,
+    Failed,
+    Unreported,
+}
+
+#[derive(Default, Debug)]
+struct Stats {
+    steps: usize,
+    overflowed: usize,
+    /// Overflowed decisions whose desired count differs from the reference's.
+    held_back: usize,
+}
+
+/// Puts the reference in the state upstream would be in after the caller applied the small
+/// autoscaler's decision: its own recommendations, the scale events that really happened,
+/// and the small one's status.
+fn align_reference<const R: usize, const E: usize>(
+    reference: &mut Autoscaler<4096, 4096>,
+    small: &Autoscaler<R, E>,
+    applied: Option<(i32, Instant)>,
+) {
+    let recommendations: Vec<(i32, Instant)> = reference.history().recommendations().collect();
+    let mut ups = Vec::new();
+    let mut downs = Vec::new();
+    let events = reference
+        .history()
+        .scale_events()
+        .chain(applied.filter(|(change, _)| *change != 0));
+    for (change, at) in events {
+        if change > 0 {
+            ups.push((change, at));
+        } else {
+            downs.push((-change, at));
+        }
+    }
+    reference
+        .history_mut()
+        .load(true, &recommendations, &ups, &downs);
+    *reference.status_mut() = small.status().clone();
+}
+
+/// Drives a small autoscaler and the reference through one random sequence.
+fn drive<const R: usize, const E: usize>(
+    behavior: Option<Behavior<'static>>,
+    settings: &Settings,
+    seed: u64,
+    steps: usize,
+) -> Stats {
+    let spec = spec(behavior);
+    let hpa = Hpa::new(&spec, settings).expect("valid spec");
+    let mut small: Autoscaler<R, E> = Autoscaler::new();
+    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
+    let mut rng = Rng(seed);
+    let mut stats = Stats::default();
+    let mut now: i64 = rng.range(-1_000_000, 1_000_000);
+    let mut replicas: i32 = 5;
+    let mut load: i64 = 5_000;
+
+    for step in 0..steps {
+        // Time: mostly the 15 s sync period, sometimes irregular, rarely a long pause.
+        now += match rng.next() % 20 {
+            0 => rng.range(601, 2_000) * 1000,
+            1..=4 => rng.range(1_000, 40_000),
+            _ => 15_000,
+        };
+        // Load: a random walk with jumps; the proposal is ceil(load / 1000) outside the band.
+        load = if rng.chance(12) {
+            rng.range(0, 45_000)
+        } else {
+            (load + rng.range(-4_000, 4_000)).clamp(0, 45_000)
+        };
+        // Someone else changes the replica count now and then (no scale event).
+        if rng.chance(4) {
+            replicas = i32::try_from(rng.range(i64::from(MIN), i64::from(MAX))).unwrap();
+        }
+        let values = [load];
+        let metrics = [MetricValues::External(&values)];
+        let obs = Observation {
+            now: Instant(now),
+            replicas,
+            status_replicas: replicas,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let s = small.evaluate(&hpa, settings, &obs).expect("valid input");
+        let r = reference.evaluate(&hpa, settings, &obs).expect("valid input");
+        let context = || {
+            format!(
+                "seed {seed:#x}, step {step}, now {now} ms, current {replicas}, load {load}\n  small:     {}\n  reference: {}",
+                summary(&s),
+                summary(&r)
+            )
+        };
+        assert!(
+            !r.history_overflowed,
+            "the reference must never fold: {}",
+            context()
+        );
+        stats.steps += 1;
+        if s.history_overflowed {
+            stats.overflowed += 1;
+            let (lo, hi) = (replicas.min(r.desired_replicas), replicas.max(r.desired_replicas));
+            assert!(
+                (lo..=hi).contains(&s.desired_replicas),
+                "(b) an overflowed decision must lie between the current count and upstream's: {}",
+                context()
+            );
+            if s.desired_replicas != r.desired_replicas {
+                stats.held_back += 1;
+            }
+        } else {
+            assert_eq!(
+                summary(&s),
+                summary(&r),
+                "(a) without overflow the decision must equal upstream's: {}",
+                context()
+            );
+        }
+
+        let outcome = match rng.next() % 20 {
+            0 => Outcome::Failed,
+            1 => Outcome::Unreported,
+            _ => Outcome::Succeeded,
+        };
+        let same = s.desired_replicas == r.desired_replicas && s.rescale == r.rescale;
+        let applied_change = (s.rescale && outcome == Outcome::Succeeded)
+            .then_some((s.desired_replicas - replicas, Instant(now)));
+        let new_replicas = if applied_change.is_some() {
+            s.desired_replicas
+        } else {
+            replicas
+        };
+        match outcome {
+            Outcome::Succeeded => {
+                small.rescale_succeeded();
+                if same {
+                    reference.rescale_succeeded();
+                }
+            }
+            Outcome::Failed => {
+                small.rescale_failed();
+                if same {
+                    reference.rescale_failed();
+                }
+            }
+            Outcome::Unreported => {}
+        }
+        if !same {
+            align_reference(&mut reference, &small, applied_change);
+        } else if small.status() != reference.status() {
+            // Only an overflowed decision can leave a different status (e.g. the
+            // stabilization reason); (a) above checked that the decisions are the same
+            // otherwise.
+            *reference.status_mut() = small.status().clone();
+        }
+        replicas = new_replicas;
+    }
+    stats
+}
+
+const SEEDS: [u64; 4] = [
+    0x5EED_0001,
+    0x5EED_0002,
+    0xDEAD_BEEF_CAFE_F00D,
+    0x0123_4567_89AB_CDEF,
+];
+
+#[test]
+fn small_rings_with_behavior_equal_upstream_or_hold_back() {
+    let settings = Settings::DEFAULT;
+    for (name, behavior) in behaviors() {
+        let mut total = Stats::default();
+        for seed in SEEDS {
+            for stats in [
+                drive::<8, 4>(Some(behavior), &settings, seed, 300),
+                drive::<3, 2>(Some(behavior), &settings, seed ^ 0xA5A5, 200),
+                drive::<24, 12>(Some(behavior), &settings, seed ^ 0x5A5A, 200),
+            ] {
+                total.steps += stats.steps;
+                total.overflowed += stats.overflowed;
+                total.held_back += stats.held_back;
+            }
+        }
+        println!("{name}: {total:?}");
+        // The runs must exercise both sides of the contract.
+        assert!(total.overflowed > 0, "{name}: no overflow exercised");
+        assert!(
+            total.overflowed < total.steps,
+            "{name}: nothing but overflow"
+        );
+    }
+}
+
+#[test]
+fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
+    // No behavior: the 300 s downscale window (controller flag), the 2x/+4 scale-up limit,
+    // no scale events. 8 recommendations at 15 s cover only 120 s of the window.
+    let settings = Settings::DEFAULT;
+    let mut total = Stats::default();
+    for seed in SEEDS {
+        for stats in [
+            drive::<8, 4>(None, &settings, seed, 400),
+            drive::<2, 1>(None, &settings, seed ^ 0x77, 200),
+        ] {
+            total.steps += stats.steps;
+            total.overflowed += stats.overflowed;
+            total.held_back += stats.held_back;
+        }
+    }
+    // A longer legacy window than the retention of the default rings (3600 s).
+    let long = Settings {
+        downscale_stabilization_window: Duration::from_secs(5400),
+        ..Settings::DEFAULT
+    };
+    for seed in SEEDS {
+        let stats = drive::<16, 4>(None, &long, seed, 300);
+        total.steps += stats.steps;
+        total.overflowed += stats.overflowed;
+        total.held_back += stats.held_back;
+    }
+    println!("legacy: {total:?}");
+    assert!(total.overflowed > 0, "no overflow exercised");
+    assert!(total.overflowed < total.steps, "nothing but overflow");
+}
+
+#[test]
+fn exact_arithmetic_mode_keeps_the_contract() {
+    let settings = Settings {
+        arithmetic: hpa::Arithmetic::Exact,
+        ..Settings::DEFAULT
+    };
+    let (_, behavior) = behaviors()[0];
+    for seed in SEEDS {
+        drive::<8, 4>(Some(behavior), &settings, seed, 200);
+        drive::<8, 4>(None, &settings, seed, 200);
+    }
+}
+
+/// Runs the default-capacity autoscaler and the reference on the same closed loop (the
+/// default one's decisions applied) at an exact 15 s period; returns the number of rescales
+/// and the number of overflowed decisions of a third, deliberately too small autoscaler on
+/// the same inputs (it only shows that the run does fill the rings).
+fn default_capacity_run<const R: usize, const E: usize>(
+    behavior: Behavior<'static>,
+    steps: usize,
+    load_at: impl Fn(usize, &mut Rng) -> i64,
+) -> (usize, usize) {
+    let settings = Settings::DEFAULT;
+    let spec = spec(Some(behavior));
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let mut default: Autoscaler = Autoscaler::new();
+    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
+    let mut too_small: Autoscaler<R, E> = Autoscaler::new();
+    let mut rng = Rng(0xC0FF_EE00);
+    let mut replicas = 10;
+    let mut rescales = 0;
+    let mut too_small_overflows = 0;
+    for step in 0..steps {
+        let now = 15_000 * i64::try_from(step).unwrap();
+        let values = [load_at(step, &mut rng)];
+        let metrics = [MetricValues::External(&values)];
+        let obs = Observation {
+            now: Instant(now),
+            replicas,
+            status_replicas: replicas,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let d = default.evaluate(&hpa, &settings, &obs).unwrap();
+        let r = reference.evaluate(&hpa, &settings, &obs).unwrap();
+        assert!(
+            !d.history_overflowed,
+            "step {step}: the default capacities must hold this history"
+        );
+        assert_eq!(summary(&d), summary(&r), "step {step}");
+        let t = too_small.evaluate(&hpa, &settings, &obs).unwrap();
+        too_small_overflows += usize::from(t.history_overflowed);
+        if d.rescale {
+            rescales += 1;
+            replicas = d.desired_replicas;
+            default.rescale_succeeded();
+            reference.rescale_succeeded();
+        }
+        if t.rescale {
+            // The too-small one sees the same observations and is only a sensor that the run
+            // fills the rings (its recorded changes need not be the applied ones).
+            too_small.rescale_succeeded();
+        }
+    }
+    (rescales, too_small_overflows)
+}
+
+/// (c) The default capacities hold a 3600 s window at 15 s: an hour and a half of random
+/// load, both windows at the API maximum, never reports an overflow and equals upstream.
+#[test]
+fn default_capacities_hold_a_3600_s_window_at_15_s() {
+    static P: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 100, 15)];
+    let behavior = Behavior {
+        scale_up: rules(Some(3600), SelectPolicy::Max, &P),
+        scale_down: rules(Some(3600), SelectPolicy::Max, &P),
+    };
+    let steps = 3600 / 15 * 3 / 2 + 1;
+    let (_, too_small) =
+        default_capacity_run::<200, 120>(behavior, steps, |_, rng| rng.range(0, 40_000));
+    assert!(
+        too_small > 0,
+        "200 recommendations must not suffice, or the run proves nothing"
+    );
+}
+
+/// The documented defaults: `DEFAULT_RECOMMENDATIONS` holds 3600 s and `DEFAULT_SCALE_EVENTS`
+/// 1800 s of history at one entry per 15 s. The second half is checked with a sequence that
+/// rescales at every step for more than 1800 s against 1800 s policy periods.
+#[test]
+fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
+    assert!(DEFAULT_RECOMMENDATIONS * 15 >= 3600);
+    assert!(DEFAULT_SCALE_EVENTS * 15 >= 1800);
+
+    static UP: [ScalingPolicy; 2] = [
+        policy(PolicyType::Pods, 12, 1800),
+        policy(PolicyType::Percent, 20, 1800),
+    ];
+    static DOWN: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 12, 1800)];
+    let behavior = Behavior {
+        scale_up: rules(Some(0), SelectPolicy::Max, &UP),
+        scale_down: rules(Some(0), SelectPolicy::Max, &DOWN),
+    };
+    // The load alternates between 3 and 30 replicas' worth: every step is a rescale, and the
+    // period budgets (which count every event of the last 1800 s) shape each one.
+    let steps = 1800 / 15 * 2;
+    let (rescales, too_small) = default_capacity_run::<240, 100>(behavior, steps, |step, _| {
+        if step % 2 == 0 {
+            30_000
+        } else {
+            3_000
+        }
+    });
+    assert_eq!(rescales, steps, "the sequence must rescale at every step");
+    assert!(
+        too_small > 0,
+        "100 scale events must not suffice, or the run proves nothing"
+    );
+}
