@@ -531,7 +531,9 @@ mod tests {
     fn state_size() {
         let default = core::mem::size_of::<Autoscaler>();
         let small = core::mem::size_of::<Autoscaler<40, 20>>();
-        std::println!("size_of::<Autoscaler>() = {default} bytes; Autoscaler<40, 20> = {small} bytes");
+        std::println!(
+            "size_of::<Autoscaler>() = {default} bytes; Autoscaler<40, 20> = {small} bytes"
+        );
         // 240 recommendations and 120 scale events of 8 bytes each, plus about 200 bytes.
         assert!(default <= 240 * 8 + 120 * 8 + 256, "{default}");
         assert!(small <= 40 * 8 + 20 * 8 + 256, "{small}");

@@ -2,8 +2,16 @@
 //!
 //! A `no_std`, allocation-free, panic-free engine that makes exactly the decisions the
 //! Kubernetes HorizontalPodAutoscaler controller (`autoscaling/v2`) makes, with integer
-//! arithmetic only. See the README for the architecture and `docs/spec-map.md` for where
-//! each rule of the algorithm lives.
+//! arithmetic only.
+//!
+//! The flow of one evaluation: an [`HpaSpec`] is defaulted and validated into an [`Hpa`]
+//! ([`defaults`], [`validation`]); [`Autoscaler::evaluate`] takes an [`Observation`] (pods,
+//! samples, metric values, time) and runs the reconcile ([`autoscaler`]): each metric's
+//! proposal ([`metrics`], [`calculator`], [`pods`]), the multi-metric rule, normalization with
+//! the history rings ([`normalize`], [`history`]) and the conditions ([`conditions`]). The
+//! caller applies the [`Decision`] and reports the outcome with
+//! [`Autoscaler::rescale_succeeded`] or [`Autoscaler::rescale_failed`]. The README's
+//! architecture table maps every section of the algorithm to its module.
 #![no_std]
 #![deny(missing_docs)]
 #![deny(

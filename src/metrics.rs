@@ -169,7 +169,7 @@ impl<'a> MetricProposal<'a> {
     }
 }
 
-/// Renders a metric's name as upstream does in "<name> above target".
+/// Renders a metric's name as upstream does in `<name> above target`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MetricName<'a>(pub &'a MetricSpec<'a>);
 

@@ -26,8 +26,8 @@
 
 use hpa::autoscaler::{DEFAULT_RECOMMENDATIONS, DEFAULT_SCALE_EVENTS};
 use hpa::spec::{
-    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy,
-    ScalingRules, SelectPolicy,
+    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
+    SelectPolicy,
 };
 use hpa::{Autoscaler, Decision, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
 use hpa::{Quantity, Settings};
@@ -248,7 +248,9 @@ fn drive<const R: usize, const E: usize>(
             metrics: &metrics,
         };
         let s = small.evaluate(&hpa, settings, &obs).expect("valid input");
-        let r = reference.evaluate(&hpa, settings, &obs).expect("valid input");
+        let r = reference
+            .evaluate(&hpa, settings, &obs)
+            .expect("valid input");
         let context = || {
             format!(
                 "seed {seed:#x}, step {step}, now {now} ms, current {replicas}, load {load}\n  small:     {}\n  reference: {}",
@@ -264,7 +266,10 @@ fn drive<const R: usize, const E: usize>(
         stats.steps += 1;
         if s.history_overflowed {
             stats.overflowed += 1;
-            let (lo, hi) = (replicas.min(r.desired_replicas), replicas.max(r.desired_replicas));
+            let (lo, hi) = (
+                replicas.min(r.desired_replicas),
+                replicas.max(r.desired_replicas),
+            );
             assert!(
                 (lo..=hi).contains(&s.desired_replicas),
                 "(b) an overflowed decision must lie between the current count and upstream's: {}",

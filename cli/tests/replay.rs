@@ -182,3 +182,22 @@ fn a_bad_late_step_prints_nothing_at_all() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("steps[1]"));
 }
+
+#[test]
+fn yaml_trace_replays_like_json() {
+    let yaml = replay(&repo().join("examples/traces/cpu-scale-up.yaml"));
+    let json = replay(&repo().join("examples/traces/cpu-scale-up.json"));
+    assert!(
+        yaml.status.success(),
+        "{}",
+        String::from_utf8_lossy(&yaml.stderr)
+    );
+    let first_json_line = json
+        .stdout
+        .split(|b| *b == b'\n')
+        .next()
+        .unwrap_or_default();
+    let yaml_text = String::from_utf8_lossy(&yaml.stdout);
+    assert_eq!(yaml_text.lines().count(), 1);
+    assert_eq!(yaml_text.trim_end().as_bytes(), first_json_line);
+}
