@@ -56,6 +56,8 @@ pub struct Autoscaler<
     history: History<R, E>,
     status: Status,
     pending: Option<PendingRescale>,
+    /// The latest evaluation time: time must not go backwards.
+    last_evaluation: Option<Instant>,
 }
 
 /// Why the replica count is what it is.
@@ -206,6 +208,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                 conditions: Conditions::new(),
             },
             pending: None,
+            last_evaluation: None,
         }
     }
 
@@ -253,7 +256,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         if obs.replicas < 0 || obs.status_replicas < 0 {
             return Err(EvaluateError::NegativeReplicas);
         }
-        if let Some(last) = self.history.last_instant() {
+        if let Some(last) = self.last_evaluation.max(self.history.last_instant()) {
             if obs.now < last {
                 return Err(EvaluateError::TimeWentBackwards {
                     last: last.millis(),
@@ -262,6 +265,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             }
         }
         self.pending = None;
+        self.last_evaluation = Some(obs.now);
 
         let now = obs.now;
         let current = obs.replicas;

@@ -233,30 +233,35 @@ impl<const R: usize, const E: usize> History<R, E> {
 
     /// Legacy stabilization (spec 12.1): the maximum of `desired` and every recommendation
     /// not before `now - window`; then records `desired`.
+    ///
+    /// When folded recommendations fall in the window, upstream's maximum lies somewhere
+    /// between the ring's maximum and the summary's `high`; the result is then `current`
+    /// clamped into that range, which never moves further than upstream (a stale high value
+    /// must not scale the target up) and is reported as overflowed.
     pub(crate) fn stabilize_legacy(
         &mut self,
         desired: i32,
+        current: i32,
         now: Instant,
         window: Duration,
         retention: Duration,
     ) -> Stabilized {
-        let mut best = desired;
+        let mut low = desired;
         for r in self.recommendations.iter() {
             if self.not_before_cutoff(r.at, now, window) {
-                best = best.max(r.replicas);
+                low = low.max(r.replicas);
             }
         }
-        let mut overflowed = false;
+        let mut high = low;
         if let Some(s) = self.folded_recommendations {
-            if self.not_before_cutoff(s.at, now, window) && s.high > best {
-                best = s.high;
-                overflowed = true;
+            if self.not_before_cutoff(s.at, now, window) {
+                high = high.max(s.high);
             }
         }
         self.push_recommendation(desired, now, retention);
         Stabilized {
-            replicas: best,
-            overflowed,
+            replicas: current.max(low).min(high),
+            overflowed: high != low,
         }
     }
 
@@ -361,17 +366,13 @@ impl<const R: usize, const E: usize> History<R, E> {
         let mut overflowed = false;
         if let Some(s) = self.folded_events {
             if self.after_cutoff(s.at, now, period) {
-                // Count folded events only where they shrink this direction's budget.
+                // Count folded events only where they shrink this direction's budget. Either
+                // way upstream may count them differently (folded events of the other
+                // direction would widen it), so the decision is reported.
+                overflowed = true;
                 match direction {
-                    LimitDirection::Up if s.added > 0 => {
-                        added = added.saturating_add(s.added);
-                        overflowed = true;
-                    }
-                    LimitDirection::Down if s.deleted > 0 => {
-                        deleted = deleted.saturating_add(s.deleted);
-                        overflowed = true;
-                    }
-                    _ => {}
+                    LimitDirection::Up => added = added.saturating_add(s.added),
+                    LimitDirection::Down => deleted = deleted.saturating_add(s.deleted),
                 }
             }
         }

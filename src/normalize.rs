@@ -62,6 +62,7 @@ pub fn legacy<const R: usize, const E: usize>(
 ) -> Normalized {
     let stab = history.stabilize_legacy(
         desired,
+        b.current,
         b.now,
         settings.downscale_stabilization_window,
         recommendation_retention(settings),

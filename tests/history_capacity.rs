@@ -511,3 +511,76 @@ fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
         "100 scale events must not suffice, or the run proves nothing"
     );
 }
+
+/// One evaluation of `autoscaler` at `now_s` seconds with the given replica count and a load
+/// of `proposal` replicas' worth (the External AverageValue target is 1).
+fn step<'a, const R: usize, const E: usize>(
+    autoscaler: &mut Autoscaler<R, E>,
+    hpa: &Hpa<'a>,
+    now_s: i64,
+    replicas: i32,
+    proposal: i64,
+) -> (i32, bool) {
+    let values = [proposal * 1000];
+    let metrics = [MetricValues::External(&values)];
+    let obs = Observation {
+        now: Instant(now_s * 1000),
+        replicas,
+        status_replicas: replicas,
+        pods: &[],
+        metrics: &metrics,
+    };
+    let settings = Settings::DEFAULT;
+    let d = autoscaler.evaluate(hpa, &settings, &obs).unwrap();
+    if d.rescale {
+        autoscaler.rescale_succeeded();
+    }
+    (d.desired_replicas, d.history_overflowed)
+}
+
+/// Scale-down events folded out of a one-event ring must not silently shrink a later
+/// scale-up budget. Upstream (spec 13.3): 10 -> 8 at 0 s, 8 -> 6 at 15 s, then at 30 s with a
+/// proposal of 20 and a "Pods 2 per 300 s" policy the period-start count is
+/// `6 - 0 + (2 + 2) = 10`, so the limit is 12. If the engine gives less, the decision was
+/// shaped by the fold and must say so.
+#[test]
+fn folded_scale_downs_shaping_a_scale_up_are_reported() {
+    static UP: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 2, 300)];
+    static DOWN: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 100, 15)];
+    let spec = spec(Some(Behavior {
+        scale_up: rules(Some(0), SelectPolicy::Max, &UP),
+        scale_down: rules(Some(0), SelectPolicy::Max, &DOWN),
+    }));
+    let hpa = Hpa::new(&spec, &Settings::DEFAULT).unwrap();
+    let mut small: Autoscaler<8, 1> = Autoscaler::new();
+    assert_eq!(step(&mut small, &hpa, 0, 10, 8), (8, false));
+    assert_eq!(step(&mut small, &hpa, 15, 8, 6), (6, false));
+    let (desired, overflowed) = step(&mut small, &hpa, 30, 6, 20);
+    assert!(
+        desired == 12 || overflowed,
+        "desired {desired} (upstream: 12) without history_overflowed"
+    );
+    assert!((6..=12).contains(&desired));
+}
+
+/// Legacy path, two recommendations: a stale high recommendation folded into the summary must
+/// not scale the target up. Upstream (spec 12): 10 replicas and a proposal of 30 at 0 s give
+/// 20 (the 2x limit); at 400 s, 415 s and 430 s the proposal is 3 and the 300 s window holds
+/// only proposals of 3, so upstream goes to 3 and stays there.
+#[test]
+fn a_folded_legacy_recommendation_never_scales_up() {
+    let spec = spec(None);
+    let hpa = Hpa::new(&spec, &Settings::DEFAULT).unwrap();
+    let mut small: Autoscaler<2, 1> = Autoscaler::new();
+    assert_eq!(step(&mut small, &hpa, 0, 10, 30).0, 20);
+    assert_eq!(step(&mut small, &hpa, 400, 20, 3).0, 3);
+    let mut replicas = 3;
+    for now in [415, 430, 445, 460] {
+        let (desired, _) = step(&mut small, &hpa, now, replicas, 3);
+        assert!(
+            desired <= replicas,
+            "at {now} s: {replicas} -> {desired} although upstream stays at 3"
+        );
+        replicas = desired;
+    }
+}
