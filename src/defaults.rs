@@ -1,12 +1,13 @@
 //! API defaulting (algorithm spec section 3) and the resolved, validated HPA the engine runs.
 
+use crate::metrics::MAX_METRICS;
 use crate::settings::Settings;
 use crate::spec::{
     Behavior, HpaSpec, MetricSourceType, MetricSpec, MetricTarget, PolicyType, ScalingPolicy,
     ScalingRules, SelectPolicy,
 };
 use crate::tolerance::Tolerance;
-use crate::validation::{validate_spec, ValidationError};
+use crate::validation::{validate_spec, BadValue, Detail, ErrorType, FieldPath, ValidationError};
 
 /// `metrics` when the spec lists none: `cpu` at 80 % average utilization.
 pub static DEFAULT_METRICS: [MetricSpec<'static>; 1] =
@@ -113,6 +114,15 @@ impl<'a> Hpa<'a> {
     #[allow(clippy::result_large_err)]
     pub fn new(spec: &HpaSpec<'a>, settings: &Settings) -> Result<Hpa<'a>, ValidationError> {
         validate_spec(spec, settings.scale_to_zero)?;
+        // Kubernetes sets no limit; this engine's decisions hold at most MAX_METRICS results.
+        if spec.metrics.len() > MAX_METRICS {
+            return Err(ValidationError::new(
+                FieldPath::root("spec").child("metrics"),
+                ErrorType::TooMany,
+                BadValue::Int(i64::try_from(spec.metrics.len()).unwrap_or(i64::MAX)),
+                Detail::AtMostItems(MAX_METRICS),
+            ));
+        }
         Ok(Hpa::from_stored(spec))
     }
 

@@ -73,6 +73,8 @@ pub enum ErrorType {
     Forbidden,
     /// `FieldValueTooLong`: a value that is too long ("Too long").
     TooLong,
+    /// `FieldValueTooMany`: a list with too many items ("Too many").
+    TooMany,
 }
 
 impl ErrorType {
@@ -84,6 +86,7 @@ impl ErrorType {
             ErrorType::Unsupported => "Unsupported value",
             ErrorType::Forbidden => "Forbidden",
             ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
         }
     }
 
@@ -442,6 +445,8 @@ pub enum Detail {
     UnexpectedGroupVersion,
     /// "apiVersion must specify API group".
     ApiGroupRequired,
+    /// "must have at most N items" (`field.TooMany`).
+    AtMostItems(usize),
 }
 
 impl Detail {
@@ -455,6 +460,7 @@ impl fmt::Display for Detail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match *self {
             Detail::None => "",
+            Detail::AtMostItems(n) => return write!(f, "must have at most {n} items"),
             Detail::GreaterThanOrEqualTo(n) => {
                 return write!(f, "must be greater than or equal to {n}")
             }

@@ -470,8 +470,13 @@ fn default_capacities_hold_a_3600_s_window_at_15_s() {
         scale_down: rules(Some(3600), SelectPolicy::Max, &P),
     };
     let steps = 3600 / 15 * 3 / 2 + 1;
-    let (_, too_small) =
-        default_capacity_run::<200, 120>(behavior, steps, |_, rng| rng.range(0, 40_000));
+    // A noisy triangle: rising for 45 minutes, then falling, so that the oldest entries of
+    // the windows are the ones that matter.
+    let mid = i64::try_from(steps / 2).unwrap();
+    let (_, too_small) = default_capacity_run::<200, 120>(behavior, steps, |step, rng| {
+        let distance = (i64::try_from(step).unwrap() - mid).abs();
+        (40_000 * (mid - distance) / mid + rng.range(-3_000, 3_000)).max(0)
+    });
     assert!(
         too_small > 0,
         "200 recommendations must not suffice, or the run proves nothing"

@@ -1753,3 +1753,21 @@ fn constructors_for_unrecognized_strings() {
         ValidationError::unsupported_policy_type(Direction::ScaleUp, 3, "pods")
     );
 }
+
+#[test]
+fn more_metrics_than_the_engine_holds_is_a_clear_error() {
+    use hpa::spec::{MetricSpec, MetricTarget};
+    let metrics = [MetricSpec::resource("cpu", MetricTarget::utilization(50)); 9];
+    let spec = hpa::HpaSpec {
+        min_replicas: Some(1),
+        max_replicas: 5,
+        metrics: &metrics,
+        behavior: None,
+        scale_target_ref: None,
+    };
+    let err = hpa::Hpa::new(&spec, &hpa::Settings::DEFAULT).expect_err("9 metrics");
+    assert_eq!(
+        err.to_string(),
+        "spec.metrics: Too many: 9: must have at most 8 items"
+    );
+}
