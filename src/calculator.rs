@@ -132,6 +132,27 @@ struct FirstPass<'a> {
     first_request_error: Option<RequestError<'a>>,
 }
 
+impl FirstPass<'_> {
+    /// Without missing pods, and unless unready pods are to be counted on a scale-up, the
+    /// first pass decides (spec 10.1 f): the current count inside the tolerance band, else
+    /// `ceil(ratio × ready pods)`. Returns the proposal and whether the band held it.
+    fn decide(
+        &self,
+        ctx: &CalcContext<'_, '_>,
+        ratio: Ratio,
+        scale_up_with_unready: bool,
+    ) -> Option<(i32, bool)> {
+        if scale_up_with_unready || self.missing != 0 {
+            return None;
+        }
+        Some(if ratio.within(&ctx.tolerances) {
+            (ctx.current, true)
+        } else {
+            (ratio.ceil_times(self.ready), false)
+        })
+    }
+}
+
 /// Σ and count of orphan samples' values.
 fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (i128, i64) {
     samples
@@ -237,11 +258,8 @@ pub(crate) fn resource_utilization<'a>(
     };
 
     let scale_up_with_unready = first.unready > 0 && ratio.above_one();
-    if !scale_up_with_unready && first.missing == 0 {
-        if ratio.within(&ctx.tolerances) {
-            return Ok(result((ctx.current, true)));
-        }
-        return Ok(result((ratio.ceil_times(first.ready), false)));
+    if let Some(decided) = first.decide(ctx, ratio, scale_up_with_unready) {
+        return Ok(result(decided));
     }
 
     // Second pass: fill in missing pods (and unready ones on a scale-up).
@@ -371,11 +389,8 @@ pub(crate) fn plain_average<'a>(
     };
 
     let scale_up_with_unready = first.unready > 0 && ratio.above_one();
-    if !scale_up_with_unready && first.missing == 0 {
-        if ratio.within(&ctx.tolerances) {
-            return Ok(result((ctx.current, true)));
-        }
-        return Ok(result((ratio.ceil_times(first.ready), false)));
+    if let Some(decided) = first.decide(ctx, ratio, scale_up_with_unready) {
+        return Ok(result(decided));
     }
 
     let mut total = total;

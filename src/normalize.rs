@@ -213,33 +213,7 @@ pub fn scale_up_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    let take_min = match rules.select_policy {
-        SelectPolicy::Disabled => return (current, false),
-        SelectPolicy::Min => true,
-        SelectPolicy::Max => false,
-    };
-    let mut result = if take_min { i32::MAX } else { i32::MIN };
-    let mut overflowed = false;
-    for policy in rules.policies {
-        let (start, of) = period_start(
-            history,
-            current,
-            policy.period_seconds,
-            now,
-            LimitDirection::Up,
-        );
-        overflowed |= of;
-        let proposed = match policy.type_ {
-            PolicyType::Pods => start.saturating_add(policy.value),
-            PolicyType::Percent => arith::percent_up(mode, start, policy.value),
-        };
-        result = if take_min {
-            result.min(proposed)
-        } else {
-            result.max(proposed)
-        };
-    }
-    (result, overflowed)
+    policy_limit(history, rules, current, now, mode, LimitDirection::Up)
 }
 
 /// `calculateScaleDownLimitWithBehaviors` (spec 13.4).
@@ -250,27 +224,42 @@ pub fn scale_down_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    let take_max = match rules.select_policy {
+    policy_limit(history, rules, current, now, mode, LimitDirection::Down)
+}
+
+/// The replica count the policies allow in one direction. `Max` selects the policy allowing
+/// the largest change (the highest count up, the lowest down), `Min` the smallest.
+fn policy_limit<const R: usize, const E: usize>(
+    history: &History<R, E>,
+    rules: &ResolvedRules<'_>,
+    current: i32,
+    now: Instant,
+    mode: Arithmetic,
+    direction: LimitDirection,
+) -> (i32, bool) {
+    let largest_change = match rules.select_policy {
         SelectPolicy::Disabled => return (current, false),
-        SelectPolicy::Min => true,
-        SelectPolicy::Max => false,
+        SelectPolicy::Min => false,
+        SelectPolicy::Max => true,
     };
-    let mut result = if take_max { i32::MIN } else { i32::MAX };
+    // Scaling up, the largest change is the highest count; scaling down, the lowest.
+    let take_highest = largest_change == (direction == LimitDirection::Up);
+    let mut result = if take_highest { i32::MIN } else { i32::MAX };
     let mut overflowed = false;
     for policy in rules.policies {
-        let (start, of) = period_start(
-            history,
-            current,
-            policy.period_seconds,
-            now,
-            LimitDirection::Down,
-        );
+        let (start, of) = period_start(history, current, policy.period_seconds, now, direction);
         overflowed |= of;
-        let proposed = match policy.type_ {
-            PolicyType::Pods => start.saturating_sub(policy.value),
-            PolicyType::Percent => arith::percent_down(mode, start, policy.value),
+        let proposed = match (policy.type_, direction) {
+            (PolicyType::Pods, LimitDirection::Up) => start.saturating_add(policy.value),
+            (PolicyType::Pods, LimitDirection::Down) => start.saturating_sub(policy.value),
+            (PolicyType::Percent, LimitDirection::Up) => {
+                arith::percent_up(mode, start, policy.value)
+            }
+            (PolicyType::Percent, LimitDirection::Down) => {
+                arith::percent_down(mode, start, policy.value)
+            }
         };
-        result = if take_max {
+        result = if take_highest {
             result.max(proposed)
         } else {
             result.min(proposed)
