@@ -11,7 +11,7 @@ use crate::defaults::Hpa;
 use crate::history::History;
 use crate::input::Observation;
 use crate::metrics::{self, InvalidMetricsError, MetricName, MetricOutcome, MAX_METRICS};
-use crate::normalize::{self, Bounds};
+use crate::normalize::{self, Bounds, NormalizationDetail};
 use crate::settings::Settings;
 use crate::time::Instant;
 
@@ -23,6 +23,7 @@ pub const DEFAULT_SCALE_EVENTS: usize = 120;
 
 /// The HPA status fields the engine maintains.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Status {
     /// `status.desiredReplicas` (0 for a new HPA).
     pub desired_replicas: i32,
@@ -33,14 +34,27 @@ pub struct Status {
 }
 
 /// A rescale the caller has been asked to apply.
+///
+/// Its flags are bytes, not `bool`/`Option<bool>`: a field with invalid bit patterns would
+/// give `Option<PendingRescale>` a niche whose `None` is not zero, and one non-zero byte moves
+/// a `static` [`Autoscaler::new()`] from `.bss` into `.data`, costing its whole size in flash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PendingRescale {
     from: i32,
     to: i32,
     at: Instant,
-    record_event: bool,
-    scaled_to_zero: Option<bool>,
+    /// 1: record a scale event (HPAs with a behavior).
+    record_event: u8,
+    /// [`SCALED_TO_ZERO_UNSET`], [`SCALED_TO_ZERO_FALSE`] or [`SCALED_TO_ZERO_TRUE`].
+    scaled_to_zero: u8,
 }
+
+/// The rescale removes the ScaledToZero condition (HPAScaleToZero off).
+const SCALED_TO_ZERO_UNSET: u8 = 0;
+/// The rescale sets ScaledToZero False/NotScaledToZero.
+const SCALED_TO_ZERO_FALSE: u8 = 1;
+/// The rescale sets ScaledToZero True/ScaledToZero.
+const SCALED_TO_ZERO_TRUE: u8 = 2;
 
 /// The state of one HorizontalPodAutoscaler: its recommendation and scale-event history and
 /// its status. `R` and `E` are the history capacities (see [`History`]).
@@ -84,6 +98,7 @@ pub enum LimitedBy {
 
 /// Why the engine asks for a new replica count (upstream's rescale reason).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum RescaleReason<'a> {
     /// No change.
     None,
@@ -115,6 +130,7 @@ impl fmt::Display for RescaleReason<'_> {
 
 /// The result of one evaluation.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Decision<'a> {
     /// The evaluation time.
     pub at: Instant,
@@ -135,6 +151,10 @@ pub struct Decision<'a> {
     pub proposal: Option<i32>,
     /// After stabilization, before limits (None when normalization did not run).
     pub stabilized: Option<i32>,
+    /// How normalization shaped the result: the stabilization bounds and the rate limit with
+    /// its policy and period-start replicas (None when normalization did not run). For
+    /// explanations; it is a copy of values normalization computes anyway.
+    pub normalization: Option<NormalizationDetail>,
     /// The main rule that shaped the result.
     pub limited_by: LimitedBy,
     /// A history ring was full and its conservative summary influenced the result.
@@ -142,6 +162,57 @@ pub struct Decision<'a> {
     /// The status conditions after this evaluation (AbleToScale changes again once the
     /// rescale is reported).
     pub conditions: Conditions,
+}
+
+/// An owned copy of a [`Decision`]'s outcome (no borrowed spec or observation inside), to
+/// keep, log or hand to another context: see [`Decision::summary`] and `hpa::shared`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DecisionSummary {
+    /// The evaluation time.
+    pub at: Instant,
+    /// The target's current `spec.replicas`.
+    pub current_replicas: i32,
+    /// The replica count to set when `rescale`.
+    pub desired_replicas: i32,
+    /// Whether the caller should change the replica count.
+    pub rescale: bool,
+    /// The combined proposal of the metrics before normalization.
+    pub proposal: Option<i32>,
+    /// Each metric's proposal in spec order, `None` for a metric that failed.
+    pub metric_replicas: Vec<Option<i32>, MAX_METRICS>,
+    /// The main rule that shaped the result.
+    pub limited_by: LimitedBy,
+    /// A history ring was full and its summary influenced the result.
+    pub history_overflowed: bool,
+    /// The status conditions after the evaluation.
+    pub conditions: Conditions,
+}
+
+impl Decision<'_> {
+    /// The decision's outcome without its borrowed parts.
+    pub fn summary(&self) -> DecisionSummary {
+        let mut metric_replicas = Vec::new();
+        for m in &self.metrics {
+            let replicas = match m {
+                MetricOutcome::Proposal(p) => Some(p.replicas),
+                MetricOutcome::Error(_) => None,
+            };
+            // Cannot fail: both hold at most MAX_METRICS entries.
+            let _ = metric_replicas.push(replicas);
+        }
+        DecisionSummary {
+            at: self.at,
+            current_replicas: self.current_replicas,
+            desired_replicas: self.desired_replicas,
+            rescale: self.rescale,
+            proposal: self.proposal,
+            metric_replicas,
+            limited_by: self.limited_by,
+            history_overflowed: self.history_overflowed,
+            conditions: self.conditions.clone(),
+        }
+    }
 }
 
 /// Input the engine refuses; nothing is changed.
@@ -298,6 +369,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             metrics_error: None,
             proposal: None,
             stabilized: None,
+            normalization: None,
             limited_by: LimitedBy::Nothing,
             history_overflowed: false,
             conditions: Conditions::new(),
@@ -410,6 +482,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             };
             let mut result = normalized.replicas;
             decision.stabilized = Some(normalized.stabilized);
+            decision.normalization = Some(normalized.detail);
             decision.history_overflowed = normalized.overflowed;
             decision.limited_by = if result != normalized.stabilized {
                 match normalized.limit {
@@ -441,9 +514,14 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                 from: current,
                 to: desired,
                 at: now,
-                record_event: hpa.behavior().is_some(),
-                scaled_to_zero: gate
-                    .then_some(current > 0 && desired == 0 && min == 0 && has_obj_ext),
+                record_event: u8::from(hpa.behavior().is_some()),
+                scaled_to_zero: if !gate {
+                    SCALED_TO_ZERO_UNSET
+                } else if current > 0 && desired == 0 && min == 0 && has_obj_ext {
+                    SCALED_TO_ZERO_TRUE
+                } else {
+                    SCALED_TO_ZERO_FALSE
+                },
             });
         } else {
             self.status.desired_replicas = current;
@@ -470,21 +548,21 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             ConditionStatus::True,
             Reason::SucceededRescale,
         );
-        if p.record_event {
+        if p.record_event != 0 {
             self.history.record_scale_event(p.from, p.to, p.at);
         }
         match p.scaled_to_zero {
-            Some(true) => conditions.set(
+            SCALED_TO_ZERO_TRUE => conditions.set(
                 ConditionType::ScaledToZero,
                 ConditionStatus::True,
                 Reason::ScaledToZero,
             ),
-            Some(false) => conditions.set(
+            SCALED_TO_ZERO_FALSE => conditions.set(
                 ConditionType::ScaledToZero,
                 ConditionStatus::False,
                 Reason::NotScaledToZero,
             ),
-            None => conditions.remove(ConditionType::ScaledToZero),
+            _ => conditions.remove(ConditionType::ScaledToZero),
         }
         self.status.desired_replicas = p.to;
         self.status.last_scale_time = Some(p.at);
@@ -538,8 +616,10 @@ mod tests {
         std::println!(
             "size_of::<Autoscaler>() = {default} bytes; Autoscaler<40, 20> = {small} bytes"
         );
-        // 240 recommendations and 120 scale events of 8 bytes each, plus about 200 bytes.
-        assert!(default <= 240 * 8 + 120 * 8 + 256, "{default}");
-        assert!(small <= 40 * 8 + 20 * 8 + 256, "{small}");
+        // 240 recommendations and 120 scale events of 8 bytes each, two rings of 16 summary
+        // generations of 16 bytes, plus about 200 bytes.
+        let summaries = 2 * crate::history::GENERATIONS * 16;
+        assert!(default <= 240 * 8 + 120 * 8 + summaries + 256, "{default}");
+        assert!(small <= 40 * 8 + 20 * 8 + summaries + 256, "{small}");
     }
 }

@@ -13,6 +13,7 @@ use crate::settings::Settings;
 /// Why a calculator could not propose a replica count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum CalcError<'a> {
     /// The metrics adapter failed with this message.
     Fetch(&'a str),
@@ -43,6 +44,7 @@ pub enum CalcError<'a> {
 
 /// The proposal of one calculator and the current value it measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Calculation {
     /// Proposed replica count.
     pub replicas: i32,

@@ -144,6 +144,7 @@ pub struct Condition {
 
 /// The conditions of an HPA status, in upstream's order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Conditions {
     list: Vec<Condition, 4>,
 }

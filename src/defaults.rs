@@ -36,6 +36,7 @@ pub static DEFAULT_SCALE_DOWN_POLICIES: [ScalingPolicy; 1] = [ScalingPolicy {
 
 /// One direction of a behavior after API defaulting.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResolvedRules<'a> {
     /// Stabilization window in seconds; `None` only for scale-down, where the controller
     /// substitutes its downscale-stabilization setting.
@@ -61,6 +62,7 @@ impl<'a> ResolvedRules<'a> {
 
 /// A behavior after API defaulting.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResolvedBehavior<'a> {
     /// `scaleUp`.
     pub scale_up: ResolvedRules<'a>,
@@ -70,6 +72,7 @@ pub struct ResolvedBehavior<'a> {
 
 /// A validated HPA spec with API defaults applied: what the engine evaluates.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Hpa<'a> {
     min_replicas: i32,
     max_replicas: i32,

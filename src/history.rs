@@ -7,12 +7,15 @@
 //! longest possible policy period, 1800 s). While a ring has room, every decision equals the
 //! one upstream's lists give.
 //!
-//! When a ring is full, its oldest entry is folded into a summary instead of being lost:
+//! When a ring is full, its oldest entry is folded into a summary instead of being lost.
+//! Summaries come in up to [`GENERATIONS`] generations, each covering at most 1/15 of the
+//! retention span (240 s of recommendations, 120 s of events at the defaults):
 //! recommendations keep their minimum and maximum with the newest folded timestamp, events
-//! their sums with the newest timestamp. Folded entries then stay visible slightly longer
-//! than they should, which only ever holds the replica count back (more stabilization, a
-//! smaller scale-up budget, a smaller scale-down budget): the conservative choice. Every
-//! result that a summary influenced is reported as `overflowed`.
+//! their sums. A folded entry therefore stays visible at most one generation span longer
+//! than upstream's would, which only ever holds the replica count back (more stabilization,
+//! smaller scale-up and scale-down budgets): the conservative choice. When a new generation
+//! is needed and all are in use, the oldest one is provably older than the whole retention
+//! span and is dropped. Every result that a summary influenced is reported as `overflowed`.
 //!
 //! Timestamps are stored as `u32` millisecond offsets from a moving epoch, halving the state.
 
@@ -42,20 +45,37 @@ struct ScaleEvent {
     at: u32,
 }
 
-/// What folded (evicted) recommendations still contribute.
+/// How many summary generations each ring keeps.
+pub const GENERATIONS: usize = 16;
+
+/// What one generation of folded (evicted) recommendations still contributes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct RecommendationSummary {
     low: i32,
     high: i32,
+    /// Oldest and newest folded timestamps.
+    first: u32,
     at: u32,
 }
 
-/// What folded scale events still contribute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// What one generation of folded scale events still contributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct EventSummary {
-    added: i64,
-    deleted: i64,
+    added: i32,
+    deleted: i32,
+    first: u32,
     at: u32,
+}
+
+/// The span one generation may cover: 1/(GENERATIONS - 1) of the retention, so that when all
+/// generations are in use the oldest ends before `now - retention` (each later one starts at
+/// least one span after the previous one's start).
+fn generation_span(retention: Duration) -> u32 {
+    // Rounded up: GENERATIONS - 1 spans then cover at least the whole retention.
+    let millis = u64::try_from(retention.as_millis()).unwrap_or(0);
+    const SPANS: u64 = GENERATIONS as u64 - 1;
+    let span = millis.div_ceil(SPANS);
+    u32::try_from(span.max(1)).unwrap_or(u32::MAX)
 }
 
 /// Replica changes counted for one policy period.
@@ -78,6 +98,9 @@ pub(crate) enum LimitDirection {
 pub(crate) struct Stabilized {
     pub replicas: i32,
     pub overflowed: bool,
+    /// `replicas` is `current` clamped into `[low, high]` (for explanations).
+    pub low: i32,
+    pub high: i32,
 }
 
 /// Both histories of one HPA. `R` recommendations, `E` scale events.
@@ -89,9 +112,9 @@ pub struct History<const R: usize, const E: usize> {
     /// Upstream has no list yet (a new HPA): the first evaluation seeds `(current, now)`.
     seeded: bool,
     recommendations: Deque<Recommendation, R>,
-    folded_recommendations: Option<RecommendationSummary>,
+    folded_recommendations: Deque<RecommendationSummary, GENERATIONS>,
     events: Deque<ScaleEvent, E>,
-    folded_events: Option<EventSummary>,
+    folded_events: Deque<EventSummary, GENERATIONS>,
 }
 
 impl<const R: usize, const E: usize> Default for History<R, E> {
@@ -108,9 +131,9 @@ impl<const R: usize, const E: usize> History<R, E> {
             last: None,
             seeded: false,
             recommendations: Deque::new(),
-            folded_recommendations: None,
+            folded_recommendations: Deque::new(),
             events: Deque::new(),
-            folded_events: None,
+            folded_events: Deque::new(),
         }
     }
 
@@ -142,28 +165,40 @@ impl<const R: usize, const E: usize> History<R, E> {
     fn rebase(&mut self, new_epoch: i64) {
         let shift = i128::from(new_epoch).saturating_sub(i128::from(self.epoch));
         let shift = u32::try_from(shift.max(0)).unwrap_or(u32::MAX);
-        let mut kept: Deque<Recommendation, R> = Deque::new();
-        for r in self.recommendations.iter() {
-            if let Some(at) = r.at.checked_sub(shift) {
-                // Cannot fail: `kept` has the same capacity as the source.
-                let _ = kept.push_back(Recommendation { at, ..*r });
+        // In place (each entry goes round the ring once, in order): a second ring on the stack
+        // would cost its whole capacity (2.9 KB at the default capacities) in every
+        // evaluation's stack frame.
+        for _ in 0..self.recommendations.len() {
+            if let Some(r) = self.recommendations.pop_front() {
+                if let Some(at) = r.at.checked_sub(shift) {
+                    // Cannot fail: an entry was just taken out.
+                    let _ = self.recommendations.push_back(Recommendation { at, ..r });
+                }
             }
         }
-        self.recommendations = kept;
-        let mut kept: Deque<ScaleEvent, E> = Deque::new();
-        for e in self.events.iter() {
-            if let Some(at) = e.at.checked_sub(shift) {
-                let _ = kept.push_back(ScaleEvent { at, ..*e });
+        for _ in 0..self.events.len() {
+            if let Some(e) = self.events.pop_front() {
+                if let Some(at) = e.at.checked_sub(shift) {
+                    let _ = self.events.push_back(ScaleEvent { at, ..e });
+                }
             }
         }
-        self.events = kept;
-        self.folded_recommendations = self.folded_recommendations.and_then(|s| {
-            s.at.checked_sub(shift)
-                .map(|at| RecommendationSummary { at, ..s })
-        });
-        self.folded_events = self
-            .folded_events
-            .and_then(|s| s.at.checked_sub(shift).map(|at| EventSummary { at, ..s }));
+        let mut kept: Deque<RecommendationSummary, GENERATIONS> = Deque::new();
+        for g in self.folded_recommendations.iter() {
+            if let Some(at) = g.at.checked_sub(shift) {
+                let first = g.first.saturating_sub(shift);
+                let _ = kept.push_back(RecommendationSummary { first, at, ..*g });
+            }
+        }
+        self.folded_recommendations = kept;
+        let mut kept: Deque<EventSummary, GENERATIONS> = Deque::new();
+        for g in self.folded_events.iter() {
+            if let Some(at) = g.at.checked_sub(shift) {
+                let first = g.first.saturating_sub(shift);
+                let _ = kept.push_back(EventSummary { first, at, ..*g });
+            }
+        }
+        self.folded_events = kept;
         self.epoch = new_epoch;
     }
 
@@ -199,29 +234,47 @@ impl<const R: usize, const E: usize> History<R, E> {
                 break;
             }
         }
-        if let Some(s) = self.folded_recommendations {
-            if self.instant(s.at).is_before_cutoff(now, retention) {
-                self.folded_recommendations = None;
+        while let Some(g) = self.folded_recommendations.front().copied() {
+            if self.instant(g.at).is_before_cutoff(now, retention) {
+                self.folded_recommendations.pop_front();
+            } else {
+                break;
             }
         }
         if self.recommendations.is_full() {
             if let Some(old) = self.recommendations.pop_front() {
-                let s = self
-                    .folded_recommendations
-                    .get_or_insert(RecommendationSummary {
-                        low: old.replicas,
-                        high: old.replicas,
-                        at: old.at,
-                    });
-                s.low = s.low.min(old.replicas);
-                s.high = s.high.max(old.replicas);
-                s.at = s.at.max(old.at);
+                self.fold_recommendation(old, generation_span(retention));
             }
         }
         // Cannot fail: a slot was freed above when the ring was full (and R > 0).
         let _ = self
             .recommendations
             .push_back(Recommendation { replicas, at });
+    }
+
+    /// Adds an evicted recommendation to the newest generation, or starts a new one when the
+    /// newest already spans a generation.
+    fn fold_recommendation(&mut self, old: Recommendation, span: u32) {
+        if let Some(g) = self.folded_recommendations.back_mut() {
+            if old.at.saturating_sub(g.first) < span {
+                g.low = g.low.min(old.replicas);
+                g.high = g.high.max(old.replicas);
+                g.at = g.at.max(old.at);
+                return;
+            }
+        }
+        if self.folded_recommendations.is_full() {
+            // Older than the whole retention span (see `generation_span`): never counted.
+            self.folded_recommendations.pop_front();
+        }
+        let _ = self
+            .folded_recommendations
+            .push_back(RecommendationSummary {
+                low: old.replicas,
+                high: old.replicas,
+                first: old.at,
+                at: old.at,
+            });
     }
 
     /// Seeds `(current, now)` if upstream would have no list yet.
@@ -253,15 +306,17 @@ impl<const R: usize, const E: usize> History<R, E> {
             }
         }
         let mut high = low;
-        if let Some(s) = self.folded_recommendations {
-            if self.not_before_cutoff(s.at, now, window) {
-                high = high.max(s.high);
+        for g in self.folded_recommendations.iter() {
+            if self.not_before_cutoff(g.at, now, window) {
+                high = high.max(g.high);
             }
         }
         self.push_recommendation(desired, now, retention);
         Stabilized {
             replicas: current.max(low).min(high),
             overflowed: high != low,
+            low,
+            high,
         }
     }
 
@@ -288,12 +343,12 @@ impl<const R: usize, const E: usize> History<R, E> {
             }
         }
         let (exact_up, exact_down) = (up, down);
-        if let Some(s) = self.folded_recommendations {
-            if self.after_cutoff(s.at, now, up_window) {
-                up = up.min(s.low);
+        for g in self.folded_recommendations.iter() {
+            if self.after_cutoff(g.at, now, up_window) {
+                up = up.min(g.low);
             }
-            if self.after_cutoff(s.at, now, down_window) {
-                down = down.max(s.high);
+            if self.after_cutoff(g.at, now, down_window) {
+                down = down.max(g.high);
             }
         }
         let stabilize = |low: i32, high: i32| current.max(low).min(high);
@@ -303,6 +358,8 @@ impl<const R: usize, const E: usize> History<R, E> {
         Stabilized {
             replicas,
             overflowed,
+            low: up,
+            high: down,
         }
     }
 
@@ -324,25 +381,45 @@ impl<const R: usize, const E: usize> History<R, E> {
                 break;
             }
         }
-        if let Some(s) = self.folded_events {
-            if self.instant(s.at).is_before_cutoff(now, EVENT_RETENTION) {
-                self.folded_events = None;
+        while let Some(g) = self.folded_events.front().copied() {
+            if self.instant(g.at).is_before_cutoff(now, EVENT_RETENTION) {
+                self.folded_events.pop_front();
+            } else {
+                break;
             }
         }
         if self.events.is_full() {
             if let Some(old) = self.events.pop_front() {
-                let s = self.folded_events.get_or_insert(EventSummary::default());
-                if old.change > 0 {
-                    s.added = s.added.saturating_add(i64::from(old.change));
-                } else {
-                    s.deleted = s
-                        .deleted
-                        .saturating_add(i64::from(old.change).saturating_neg());
-                }
-                s.at = s.at.max(old.at);
+                self.fold_event(old);
             }
         }
         let _ = self.events.push_back(ScaleEvent { change, at });
+    }
+
+    /// Adds an evicted scale event to the newest generation, or starts a new one.
+    fn fold_event(&mut self, old: ScaleEvent) {
+        let (added, deleted) = if old.change > 0 {
+            (old.change, 0)
+        } else {
+            (0, old.change.saturating_neg())
+        };
+        if let Some(g) = self.folded_events.back_mut() {
+            if old.at.saturating_sub(g.first) < generation_span(EVENT_RETENTION) {
+                g.added = g.added.saturating_add(added);
+                g.deleted = g.deleted.saturating_add(deleted);
+                g.at = g.at.max(old.at);
+                return;
+            }
+        }
+        if self.folded_events.is_full() {
+            self.folded_events.pop_front();
+        }
+        let _ = self.folded_events.push_back(EventSummary {
+            added,
+            deleted,
+            first: old.at,
+            at: old.at,
+        });
     }
 
     /// Replicas added and deleted by events strictly after `now - period` (spec 13.3).
@@ -364,15 +441,15 @@ impl<const R: usize, const E: usize> History<R, E> {
             }
         }
         let mut overflowed = false;
-        if let Some(s) = self.folded_events {
-            if self.after_cutoff(s.at, now, period) {
+        for g in self.folded_events.iter() {
+            if self.after_cutoff(g.at, now, period) {
                 // Count folded events only where they shrink this direction's budget. Either
                 // way upstream may count them differently (folded events of the other
                 // direction would widen it), so the decision is reported.
                 overflowed = true;
                 match direction {
-                    LimitDirection::Up => added = added.saturating_add(s.added),
-                    LimitDirection::Down => deleted = deleted.saturating_add(s.deleted),
+                    LimitDirection::Up => added = added.saturating_add(i64::from(g.added)),
+                    LimitDirection::Down => deleted = deleted.saturating_add(i64::from(g.deleted)),
                 }
             }
         }

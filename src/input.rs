@@ -10,6 +10,7 @@ use crate::time::{Duration, Instant};
 
 /// One evaluation's inputs.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Observation<'a> {
     /// The evaluation time on the caller's monotonic clock.
     pub now: Instant,
@@ -65,6 +66,7 @@ impl ConditionStatus {
 
 /// A pod's `Ready` condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ReadyCondition {
     /// Its status.
     pub status: ConditionStatus,
@@ -74,6 +76,7 @@ pub struct ReadyCondition {
 
 /// What kind of container a container is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ContainerKind {
     /// A regular container (`spec.containers`).
     #[default]
@@ -86,6 +89,7 @@ pub enum ContainerKind {
 
 /// A resource request such as `cpu: 500m`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResourceRequest<'a> {
     /// Resource name.
     pub resource: &'a str,
@@ -95,6 +99,7 @@ pub struct ResourceRequest<'a> {
 
 /// One container of a pod, with its requests.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Container<'a> {
     /// Container name.
     pub name: &'a str,
@@ -107,6 +112,7 @@ pub struct Container<'a> {
 
 /// A pod selected by the HPA.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Pod<'a> {
     /// Pod name (used in messages).
     pub name: &'a str,
@@ -126,6 +132,7 @@ pub struct Pod<'a> {
 
 /// Usage of one container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ContainerUsage<'a> {
     /// Container name.
     pub name: &'a str,
@@ -135,6 +142,7 @@ pub struct ContainerUsage<'a> {
 
 /// One pod's metric sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Sample<'a> {
     /// The pod's value in milli-units (Resource: the sum of its containers' usage).
     pub milli: i64,
@@ -148,6 +156,7 @@ pub struct Sample<'a> {
 
 /// Per-pod samples of one Resource, ContainerResource or Pods metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PodSamples<'a> {
     /// `per_pod[i]` is the sample of `Observation::pods[i]`, `None` when the metrics API
     /// returned none. Its length must equal the pod count.
@@ -158,6 +167,7 @@ pub struct PodSamples<'a> {
 
 /// The values fetched for one metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MetricValues<'a> {
     /// Resource, ContainerResource and Pods metrics.
     Pods(PodSamples<'a>),

@@ -32,6 +32,7 @@ pub mod autoscaler;
 pub mod calculator;
 pub mod conditions;
 pub mod defaults;
+pub mod digest;
 pub mod history;
 pub mod input;
 pub mod metrics;
@@ -39,6 +40,8 @@ pub mod normalize;
 pub mod pods;
 pub mod quantity;
 pub mod settings;
+#[cfg(feature = "critical-section")]
+pub mod shared;
 pub mod spec;
 pub mod time;
 pub mod tolerance;
@@ -49,7 +52,9 @@ pub mod validation;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-pub use autoscaler::{Autoscaler, Decision, EvaluateError, LimitedBy, RescaleReason, Status};
+pub use autoscaler::{
+    Autoscaler, Decision, DecisionSummary, EvaluateError, LimitedBy, RescaleReason, Status,
+};
 pub use defaults::Hpa;
 pub use input::{MetricValues, Observation, Pod, PodSamples, Sample};
 pub use quantity::Quantity;

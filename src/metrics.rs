@@ -115,6 +115,7 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
 /// Why one metric produced no proposal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MetricFailure<'a> {
     /// The calculator failed.
     Calc(CalcError<'a>),
@@ -128,6 +129,7 @@ pub enum MetricFailure<'a> {
 
 /// A failed metric together with its spec, so that it can be rendered as upstream's error.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricError<'a> {
     /// The metric.
     pub spec: &'a MetricSpec<'a>,
@@ -137,6 +139,7 @@ pub struct MetricError<'a> {
 
 /// One metric's result.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MetricOutcome<'a> {
     /// The metric proposed a replica count.
     Proposal(MetricProposal<'a>),
@@ -146,6 +149,7 @@ pub enum MetricOutcome<'a> {
 
 /// A metric's proposal and the current value it measured (the HPA's `currentMetrics`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricProposal<'a> {
     /// The metric.
     pub spec: &'a MetricSpec<'a>,
@@ -171,6 +175,7 @@ impl<'a> MetricProposal<'a> {
 
 /// Renders a metric's name as upstream does in `<name> above target`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricName<'a>(pub &'a MetricSpec<'a>);
 
 struct Selector<'a>(Option<&'a str>);
@@ -497,6 +502,7 @@ enum Current {
 
 /// The multi-metric result (spec 6.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Combined<'a> {
     /// The largest proposal (0 when every metric failed), and the metric that made it.
     pub replicas: i32,
@@ -544,6 +550,7 @@ pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a>
 
 /// Upstream's aggregated error: `invalid metrics (K invalid out of N), first error is: …`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct InvalidMetricsError<'a> {
     /// Number of invalid metrics.
     pub invalid: usize,

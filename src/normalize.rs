@@ -12,6 +12,7 @@ use crate::time::{Duration, Instant};
 
 /// What normalization did to the proposal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Normalized {
     /// After stabilization, before min/max and rate limits.
     pub stabilized: i32,
@@ -21,10 +22,50 @@ pub struct Normalized {
     pub limit: Reason,
     /// A history ring overflowed and its summary changed the result.
     pub overflowed: bool,
+    /// How the result came about (stabilization bounds, rate limit), for explanations.
+    pub detail: NormalizationDetail,
+}
+
+/// How normalization arrived at its result: the data behind an explanation such as
+/// "stabilized into [3, 7], scale-up limited to 8 by policy 0 from 4 replicas at the start of
+/// its period". Filled from values normalization computes anyway; it decides nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NormalizationDetail {
+    /// Stabilization clamped `current` into `[stabilization_low, stabilization_high]`. With a
+    /// behavior: the lowest recommendation in the scale-up window and the highest in the
+    /// scale-down window (both including the new proposal). Legacy path: both are the highest
+    /// recommendation in the downscale window (including the new proposal), unless a folded
+    /// history summary widened the range (`overflowed`).
+    pub stabilization_low: i32,
+    /// See [`NormalizationDetail::stabilization_low`].
+    pub stabilization_high: i32,
+    /// The rate limit in the direction of travel: set when the stabilized value differs from
+    /// `current` (behavior path) or exceeds it (legacy path, which limits scale-up only).
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// A rate limit of normalization (spec 12 step 3, 13.2-13.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RateLimit {
+    /// A scale-up limit (a ceiling) when true, a scale-down limit (a floor) when false.
+    pub scale_up: bool,
+    /// The limit before min/max: the most (scale-up) or fewest (scale-down) replicas allowed
+    /// now, never past `current`.
+    pub replicas: i32,
+    /// The policy that set the limit: its index in the direction's resolved policies (after
+    /// API defaulting). `None` for the legacy `max(2 x current, 4)` rule and for
+    /// `selectPolicy: Disabled`.
+    pub policy: Option<usize>,
+    /// That policy's period-start replicas (`current - added + deleted` over its period);
+    /// `current` for the legacy rule and for `Disabled`.
+    pub period_start: i32,
 }
 
 /// The inputs both paths share.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Bounds {
     /// The target's current replicas.
     pub current: i32,
@@ -99,6 +140,16 @@ pub fn legacy<const R: usize, const E: usize>(
         replicas,
         limit,
         overflowed: stab.overflowed,
+        detail: NormalizationDetail {
+            stabilization_low: stab.low,
+            stabilization_high: stab.high,
+            rate_limit: (stabilized > b.current).then_some(RateLimit {
+                scale_up: true,
+                replicas: scale_up_limit,
+                policy: None,
+                period_start: b.current,
+            }),
+        },
     }
 }
 
@@ -140,12 +191,20 @@ pub fn with_behavior<const R: usize, const E: usize>(
 
     let mode = settings.arithmetic;
     let mut overflowed = stab.overflowed;
+    let mut rate_limit = None;
     let (replicas, limit) = if stabilized > b.current {
-        let (mut limit, of) = scale_up_limit(history, &behavior.scale_up, b.current, b.now, mode);
-        overflowed |= of;
+        let up = policy_limit(history, &behavior.scale_up, b.current, b.now, mode, true);
+        overflowed |= up.overflowed;
+        let mut limit = up.limit;
         if limit < b.current {
             limit = b.current;
         }
+        rate_limit = Some(RateLimit {
+            scale_up: true,
+            replicas: limit,
+            policy: up.policy,
+            period_start: up.period_start,
+        });
         let (ceiling, reason) = if b.max > limit {
             (limit, Reason::ScaleUpLimit)
         } else {
@@ -157,12 +216,18 @@ pub fn with_behavior<const R: usize, const E: usize>(
             (stabilized, Reason::DesiredWithinRange)
         }
     } else if stabilized < b.current {
-        let (mut limit, of) =
-            scale_down_limit(history, &behavior.scale_down, b.current, b.now, mode);
-        overflowed |= of;
+        let down = policy_limit(history, &behavior.scale_down, b.current, b.now, mode, false);
+        overflowed |= down.overflowed;
+        let mut limit = down.limit;
         if limit > b.current {
             limit = b.current;
         }
+        rate_limit = Some(RateLimit {
+            scale_up: false,
+            replicas: limit,
+            policy: down.policy,
+            period_start: down.period_start,
+        });
         let (floor, reason) = if b.min < limit {
             (limit, Reason::ScaleDownLimit)
         } else {
@@ -182,6 +247,11 @@ pub fn with_behavior<const R: usize, const E: usize>(
         replicas,
         limit,
         overflowed,
+        detail: NormalizationDetail {
+            stabilization_low: stab.low,
+            stabilization_high: stab.high,
+            rate_limit,
+        },
     }
 }
 
@@ -204,6 +274,77 @@ fn period_start<const R: usize, const E: usize>(
     (arith::clamp_i32(start), changes.overflowed)
 }
 
+/// A policy limit and where it came from.
+struct PolicyLimit {
+    limit: i32,
+    overflowed: bool,
+    /// Index of the policy that set `limit` (`None` for `Disabled`).
+    policy: Option<usize>,
+    /// That policy's period-start replicas (`current` for `Disabled`).
+    period_start: i32,
+}
+
+/// Both directions' policy limits (spec 13.3 when `up`, 13.4 otherwise), remembering which
+/// policy gave the result (the first one on ties, as the running min/max keeps it).
+fn policy_limit<const R: usize, const E: usize>(
+    history: &History<R, E>,
+    rules: &ResolvedRules<'_>,
+    current: i32,
+    now: Instant,
+    mode: Arithmetic,
+    up: bool,
+) -> PolicyLimit {
+    // `take_min`: the running result keeps the smaller proposal.
+    let take_min = match (rules.select_policy, up) {
+        (SelectPolicy::Disabled, _) => {
+            return PolicyLimit {
+                limit: current,
+                overflowed: false,
+                policy: None,
+                period_start: current,
+            }
+        }
+        (SelectPolicy::Min, true) | (SelectPolicy::Max, false) => true,
+        (SelectPolicy::Max, true) | (SelectPolicy::Min, false) => false,
+    };
+    let mut out = PolicyLimit {
+        limit: if take_min { i32::MAX } else { i32::MIN },
+        overflowed: false,
+        policy: None,
+        period_start: current,
+    };
+    let direction = if up {
+        LimitDirection::Up
+    } else {
+        LimitDirection::Down
+    };
+    for (i, policy) in rules.policies.iter().enumerate() {
+        let (start, of) = period_start(history, current, policy.period_seconds, now, direction);
+        out.overflowed |= of;
+        let proposed = match (policy.type_, up) {
+            (PolicyType::Pods, true) => start.saturating_add(policy.value),
+            (PolicyType::Percent, true) => arith::percent_up(mode, start, policy.value),
+            (PolicyType::Pods, false) => start.saturating_sub(policy.value),
+            (PolicyType::Percent, false) => arith::percent_down(mode, start, policy.value),
+        };
+        let better = if take_min {
+            proposed < out.limit
+        } else {
+            proposed > out.limit
+        };
+        if better || out.policy.is_none() {
+            out.limit = if take_min {
+                out.limit.min(proposed)
+            } else {
+                out.limit.max(proposed)
+            };
+            out.policy = Some(i);
+            out.period_start = start;
+        }
+    }
+    out
+}
+
 /// `calculateScaleUpLimitWithScalingRules` (spec 13.3); also says whether folded events
 /// were counted.
 pub fn scale_up_limit<const R: usize, const E: usize>(
@@ -213,7 +354,8 @@ pub fn scale_up_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    policy_limit(history, rules, current, now, mode, LimitDirection::Up)
+    let l = policy_limit(history, rules, current, now, mode, true);
+    (l.limit, l.overflowed)
 }
 
 /// `calculateScaleDownLimitWithBehaviors` (spec 13.4).
@@ -224,46 +366,6 @@ pub fn scale_down_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    policy_limit(history, rules, current, now, mode, LimitDirection::Down)
-}
-
-/// The replica count the policies allow in one direction. `Max` selects the policy allowing
-/// the largest change (the highest count up, the lowest down), `Min` the smallest.
-fn policy_limit<const R: usize, const E: usize>(
-    history: &History<R, E>,
-    rules: &ResolvedRules<'_>,
-    current: i32,
-    now: Instant,
-    mode: Arithmetic,
-    direction: LimitDirection,
-) -> (i32, bool) {
-    let largest_change = match rules.select_policy {
-        SelectPolicy::Disabled => return (current, false),
-        SelectPolicy::Min => false,
-        SelectPolicy::Max => true,
-    };
-    // Scaling up, the largest change is the highest count; scaling down, the lowest.
-    let take_highest = largest_change == (direction == LimitDirection::Up);
-    let mut result = if take_highest { i32::MIN } else { i32::MAX };
-    let mut overflowed = false;
-    for policy in rules.policies {
-        let (start, of) = period_start(history, current, policy.period_seconds, now, direction);
-        overflowed |= of;
-        let proposed = match (policy.type_, direction) {
-            (PolicyType::Pods, LimitDirection::Up) => start.saturating_add(policy.value),
-            (PolicyType::Pods, LimitDirection::Down) => start.saturating_sub(policy.value),
-            (PolicyType::Percent, LimitDirection::Up) => {
-                arith::percent_up(mode, start, policy.value)
-            }
-            (PolicyType::Percent, LimitDirection::Down) => {
-                arith::percent_down(mode, start, policy.value)
-            }
-        };
-        result = if take_highest {
-            result.max(proposed)
-        } else {
-            result.min(proposed)
-        };
-    }
-    (result, overflowed)
+    let l = policy_limit(history, rules, current, now, mode, false);
+    (l.limit, l.overflowed)
 }

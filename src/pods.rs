@@ -7,6 +7,7 @@ use crate::time::{Duration, Instant};
 
 /// Which group a pod falls into for a pod-based metric (upstream `groupPods`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PodGroup {
     /// Counted: its sample is used as is.
     Ready,
@@ -21,6 +22,7 @@ pub enum PodGroup {
 
 /// The readiness rules `groupPods` applies.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Readiness {
     /// Whether the cpu-only readiness rules apply (Resource/ContainerResource on `cpu`).
     pub cpu: bool,
@@ -76,6 +78,7 @@ fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Readiness) -> bool {
 
 /// Why a pod's request could not be computed (these fail the whole metric).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum RequestError<'a> {
     /// `missing request for <resource> in container <container> of Pod <pod>`.
     MissingRequest {

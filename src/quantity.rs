@@ -48,6 +48,7 @@ use core::str::FromStr;
 
 /// Serialization format of a quantity (which suffix family it is written with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Format {
     /// `e`/`E` exponent notation, e.g. `12e6`.
     DecimalExponent,
@@ -70,6 +71,7 @@ impl Format {
 
 /// Why a quantity string was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum QuantityError {
     /// The string is empty (or only blanks). Displays Kubernetes' `ErrFormatWrong` text.
     Empty,
@@ -108,6 +110,7 @@ impl core::error::Error for QuantityError {}
 /// so equality, ordering and hashing are by value and ignore the [`Format`], like upstream's
 /// `Quantity.Cmp` / `Equal`.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Quantity {
     mantissa: i128,
     exponent: i32,
@@ -189,6 +192,34 @@ impl Quantity {
     /// `units` in `format`, like `resource.NewQuantity(units, format)`.
     pub const fn from_int(units: i64, format: Format) -> Quantity {
         Quantity::from_scaled(units, 0, format)
+    }
+
+    /// The exact quantity `mantissa × 10^exponent` in `format`, normalised (trailing zeros of
+    /// the mantissa move into the exponent; zero is `0 × 10^0`). With [`Quantity::parts`] it
+    /// round-trips any quantity exactly, e.g. to store quantities in a binary form and read
+    /// them back on a target without the text parser.
+    pub const fn from_parts(mantissa: i128, exponent: i32, format: Format) -> Quantity {
+        let mut mantissa = mantissa;
+        let mut exponent = exponent;
+        if mantissa == 0 {
+            exponent = 0;
+        } else {
+            while mantissa.wrapping_rem(10) == 0 && exponent < i32::MAX {
+                mantissa = mantissa.wrapping_div(10);
+                exponent = exponent.saturating_add(1);
+            }
+        }
+        Quantity {
+            mantissa,
+            exponent,
+            format,
+        }
+    }
+
+    /// `(mantissa, exponent, format)`: the exact value `mantissa × 10^exponent` (normalised)
+    /// and the format, as [`Quantity::from_parts`] takes them.
+    pub const fn parts(&self) -> (i128, i32, Format) {
+        (self.mantissa, self.exponent, self.format)
     }
 
     /// `value × 10^exponent` in `format`, normalised.
@@ -339,8 +370,8 @@ impl Quantity {
                 exponent,
                 ..
             } => {
-                let m = 10i128
-                    .checked_pow(zeros)
+                let m = pow10(zeros)
+                    .and_then(|p| i128::try_from(p).ok())
                     .and_then(|p| mantissa.checked_mul(p))
                     .unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
                 let e = i32::try_from(exponent).unwrap_or(if exponent < 0 {
@@ -379,8 +410,8 @@ impl Quantity {
         let Ok(exp) = u32::try_from(self.exponent) else {
             return self.decimal_canonical(Notation::Si);
         };
-        let Some(value) = 10i128
-            .checked_pow(exp)
+        let Some(value) = pow10(exp)
+            .and_then(|p| i128::try_from(p).ok())
             .and_then(|p| self.mantissa.checked_mul(p))
         else {
             // Far beyond any suffix (unreachable: BinarySI values stay within ±2^63).
@@ -460,7 +491,7 @@ impl Quantity {
         let scale = |m: u128, by: i64| {
             u32::try_from(by)
                 .ok()
-                .and_then(|s| 10u128.checked_pow(s))
+                .and_then(pow10)
                 .and_then(|p| m.checked_mul(p))
         };
         if shift >= 0 {
@@ -840,6 +871,34 @@ mod tests {
 
     fn q(s: &str) -> Quantity {
         Quantity::parse(s).unwrap_or(Quantity::from_int(i64::MIN, Format::DecimalExponent))
+    }
+
+    #[test]
+    fn parts_round_trip_exactly() {
+        for text in [
+            "250m",
+            "2Ki",
+            "1e3",
+            "0",
+            "-0.0005",
+            "123456789012345678901234567890",
+            "9Ei",
+        ] {
+            let original = q(text);
+            let (m, e, f) = original.parts();
+            let copy = Quantity::from_parts(m, e, f);
+            assert_eq!(copy.parts(), original.parts(), "{text}");
+            assert_eq!(copy.to_string(), original.to_string(), "{text}");
+        }
+        // Trailing zeros are normalised away.
+        assert_eq!(
+            Quantity::from_parts(1500, -3, Format::DecimalSI).parts(),
+            (15, -1, Format::DecimalSI)
+        );
+        assert_eq!(
+            Quantity::from_parts(0, 7, Format::BinarySI).parts(),
+            (0, 0, Format::BinarySI)
+        );
     }
 
     fn text(s: &str) -> String {

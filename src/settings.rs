@@ -17,6 +17,7 @@ pub enum Arithmetic {
 
 /// Controller-wide settings (defaults are kube-controller-manager's).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Settings {
     /// `--horizontal-pod-autoscaler-tolerance` (0.1): both directions unless the HPA's
     /// behavior overrides one.

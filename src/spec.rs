@@ -10,6 +10,7 @@ use crate::quantity::Quantity;
 
 /// `spec` of a HorizontalPodAutoscaler (spec section 3/4 of the algorithm).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HpaSpec<'a> {
     /// `minReplicas`; `None` defaults to 1.
     pub min_replicas: Option<i32>,
@@ -25,6 +26,7 @@ pub struct HpaSpec<'a> {
 
 /// `CrossVersionObjectReference` (scale target and Object metric described object).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CrossVersionObjectReference<'a> {
     /// `kind`.
     pub kind: &'a str,
@@ -36,6 +38,7 @@ pub struct CrossVersionObjectReference<'a> {
 
 /// Which source a metric reads (`metrics[].type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MetricSourceType {
     /// `Object`.
     Object,
@@ -65,6 +68,7 @@ impl MetricSourceType {
 /// One entry of `spec.metrics`: a type and the source fields as populated by the user.
 /// Validation requires exactly the field that matches `type_` to be set.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricSpec<'a> {
     /// `type`; `None` when the manifest omitted it (a validation error).
     pub type_: Option<MetricSourceType>,
@@ -160,6 +164,7 @@ impl<'a> MetricSpec<'a> {
 
 /// `metrics[].resource`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ResourceMetricSource<'a> {
     /// Resource name (`cpu`, `memory`, ...).
     pub name: &'a str,
@@ -169,6 +174,7 @@ pub struct ResourceMetricSource<'a> {
 
 /// `metrics[].containerResource`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ContainerResourceMetricSource<'a> {
     /// Resource name.
     pub name: &'a str,
@@ -180,6 +186,7 @@ pub struct ContainerResourceMetricSource<'a> {
 
 /// `metrics[].pods`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PodsMetricSource<'a> {
     /// Metric name and selector.
     pub metric: MetricIdentifier<'a>,
@@ -189,6 +196,7 @@ pub struct PodsMetricSource<'a> {
 
 /// `metrics[].object`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ObjectMetricSource<'a> {
     /// The object the metric describes.
     pub described_object: CrossVersionObjectReference<'a>,
@@ -200,6 +208,7 @@ pub struct ObjectMetricSource<'a> {
 
 /// `metrics[].external`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ExternalMetricSource<'a> {
     /// Metric name and selector.
     pub metric: MetricIdentifier<'a>,
@@ -209,6 +218,7 @@ pub struct ExternalMetricSource<'a> {
 
 /// `MetricIdentifier`: a metric name and an optional label selector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricIdentifier<'a> {
     /// `name`.
     pub name: &'a str,
@@ -232,6 +242,7 @@ impl<'a> MetricIdentifier<'a> {
 
 /// `MetricTarget.type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MetricTargetType {
     /// `Utilization`.
     Utilization,
@@ -254,6 +265,7 @@ impl MetricTargetType {
 
 /// `MetricTarget`: a type and the value fields as populated.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MetricTarget {
     /// `type`; `None` when omitted (a validation error).
     pub type_: Option<MetricTargetType>,
@@ -299,6 +311,7 @@ impl MetricTarget {
 
 /// `spec.behavior`.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Behavior<'a> {
     /// `scaleUp`; `None` gets the API defaults.
     pub scale_up: Option<ScalingRules<'a>>,
@@ -308,6 +321,7 @@ pub struct Behavior<'a> {
 
 /// `HPAScalingRules`, as written by the user (unset fields are `None`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ScalingRules<'a> {
     /// `stabilizationWindowSeconds`.
     pub stabilization_window_seconds: Option<i32>,
@@ -321,6 +335,7 @@ pub struct ScalingRules<'a> {
 
 /// `selectPolicy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum SelectPolicy {
     /// `Max`: the policy allowing the largest change.
     Max,
@@ -343,6 +358,7 @@ impl SelectPolicy {
 
 /// `HPAScalingPolicy.type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PolicyType {
     /// A number of pods per period.
     Pods,
@@ -362,6 +378,7 @@ impl PolicyType {
 
 /// `HPAScalingPolicy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ScalingPolicy {
     /// `type`.
     pub type_: PolicyType,

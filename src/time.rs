@@ -6,10 +6,12 @@
 
 /// A point in time: signed milliseconds on the caller's monotonic clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Instant(pub i64);
 
 /// A span of time in milliseconds (never negative when built with [`Duration::from_secs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Duration(pub i64);
 
 impl Duration {

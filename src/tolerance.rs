@@ -6,6 +6,7 @@ use crate::quantity::Quantity;
 /// A non-negative tolerance, kept both as an exact decimal `mantissa × 10^exp10` (for the
 /// exact mode) and as the float64 upstream computes from it (for the kubernetes mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Tolerance {
     mantissa: u64,
     exp10: i32,

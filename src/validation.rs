@@ -62,6 +62,7 @@ const DEFAULT_NAMESPACE_PREFIX: &str = "kubernetes.io/";
 
 /// Kubernetes field error types (`field.ErrorType`), as far as HPA validation uses them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ErrorType {
     /// `FieldValueRequired`: a required value is missing ("Required value").
     Required,
@@ -107,6 +108,7 @@ impl fmt::Display for ErrorType {
 
 /// One element of a [`FieldPath`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Segment {
     /// A field name, e.g. `metrics`.
     Name(&'static str),
@@ -117,6 +119,7 @@ pub enum Segment {
 /// A field path such as `spec.metrics[2].resource.target.averageUtilization`, held without
 /// allocation. It renders like Go's `field.Path.String()`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct FieldPath {
     segments: heapless::Vec<Segment, MAX_PATH_DEPTH>,
 }
@@ -168,6 +171,7 @@ impl fmt::Display for FieldPath {
 
 /// A copy of a rejected string, at most [`MAX_VALUE_LEN`] bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ValueText {
     text: heapless::String<MAX_VALUE_LEN>,
     truncated: bool,
@@ -199,6 +203,7 @@ impl ValueText {
 
 /// The rejected value of an error, printed as `field.Error` prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum BadValue {
     /// No value (Required and Forbidden errors, whose text never shows one).
     None,
@@ -276,6 +281,7 @@ fn write_go_quoted_body(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
 
 /// An enumeration whose members an Unsupported-value error lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum SupportedValues {
     /// Metric source types (`metrics[].type`).
     MetricSourceTypes,
@@ -304,6 +310,7 @@ impl SupportedValues {
 
 /// Which part of a qualified name (label key) a name message is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum NamePart {
     /// The whole value (no prefix in the message).
     Whole,
@@ -325,6 +332,7 @@ impl NamePart {
 
 /// A name-format message from apimachinery's content validators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum NameRule {
     /// "must be non-empty".
     Empty,
@@ -375,6 +383,7 @@ impl fmt::Display for NameRule {
 
 /// The detail message of an error, rendering Kubernetes' exact text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Detail {
     /// No detail (e.g. `field.Required(path, "")`).
     None,
@@ -529,6 +538,7 @@ impl fmt::Display for Detail {
 
 /// A scaling direction of `spec.behavior`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Direction {
     /// `scaleUp`.
     ScaleUp,
@@ -559,6 +569,7 @@ pub const fn source_field_name(source: MetricSourceType) -> &'static str {
 
 /// The first validation error found: field, type, rejected value and detail message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ValidationError {
     /// The field the error is about.
     pub field: FieldPath,
@@ -670,6 +681,7 @@ impl fmt::Display for ValidationError {
 /// A value the typed spec cannot hold, reported by [`validate_spec_with`] at its place in
 /// upstream's order. The corresponding typed field is ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Unrecognized<'a> {
     /// `spec.metrics[metric].type` is `value` (empty or unknown).
     MetricType {

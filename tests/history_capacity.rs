@@ -488,8 +488,8 @@ fn default_capacities_hold_a_3600_s_window_at_15_s() {
 /// rescales at every step for more than 1800 s against 1800 s policy periods.
 #[test]
 fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
-    assert!(DEFAULT_RECOMMENDATIONS * 15 >= 3600);
-    assert!(DEFAULT_SCALE_EVENTS * 15 >= 1800);
+    const _: () = assert!(DEFAULT_RECOMMENDATIONS * 15 >= 3600);
+    const _: () = assert!(DEFAULT_SCALE_EVENTS * 15 >= 1800);
 
     static UP: [ScalingPolicy; 2] = [
         policy(PolicyType::Pods, 12, 1800),
@@ -588,4 +588,29 @@ fn a_folded_legacy_recommendation_never_scales_up() {
         );
         replicas = desired;
     }
+}
+
+/// A folded value stays visible at most one generation span (retention / 15, 240 s at the
+/// default retention) longer than upstream's, even while the ring overflows on every
+/// evaluation. Here one spike to 30 is followed by two hours of a constant load of 5:
+/// upstream (spec 13.1, 300 s window) is back at 5 after about 5 minutes; a ring of 8
+/// recommendations at 15 s gets there too, at most one span later.
+#[test]
+fn a_folded_spike_expires_after_continuous_overflow() {
+    static P: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 100, 15)];
+    let spec = spec(Some(Behavior {
+        scale_up: rules(Some(0), SelectPolicy::Max, &P),
+        scale_down: rules(Some(300), SelectPolicy::Max, &P),
+    }));
+    let hpa = Hpa::new(&spec, &Settings::DEFAULT).unwrap();
+    let mut small: Autoscaler<8, 4> = Autoscaler::new();
+    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
+    let (mut s, mut r) = (10, 10);
+    for i in 0..480 {
+        let proposal = if i == 0 { 30 } else { 5 };
+        s = step(&mut small, &hpa, i * 15, s, proposal).0;
+        r = step(&mut reference, &hpa, i * 15, r, proposal).0;
+    }
+    assert_eq!(r, 5, "upstream is back at the load's count");
+    assert_eq!(s, r, "the small ring still holds the spike after two hours");
 }

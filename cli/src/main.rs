@@ -1,10 +1,12 @@
 //! `hpa`: host tools for the hpa engine.
 //!
 //! `hpa replay TRACE` replays a recorded trace (trace format v1) through the engine and prints
-//! one JSON line per step on standard output.
-
-mod output;
-mod trace;
+//! one JSON line per step on standard output; with `--digest` it prints one line
+//! `digest <trace-name> <hex>` instead (the decision digest of `hpa::digest`).
+//!
+//! `hpa simulate --hpa MANIFEST --load LOAD.csv` runs an HPA on a load with a pool model;
+//! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
+//! timeline (see `hpa_cli::simulate_cmd`).
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -13,7 +15,9 @@ use std::process::ExitCode;
 use bumpalo::Bump;
 use clap::{Parser, Subcommand};
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
+use hpa::digest::Digest;
 use hpa::{Autoscaler, Hpa};
+use hpa_cli::{output, trace};
 
 #[derive(Parser)]
 #[command(
@@ -32,7 +36,29 @@ enum Command {
     Replay {
         /// The trace (JSON, or YAML for .yaml/.yml files).
         trace: PathBuf,
+        /// Print only `digest <trace-name> <hex>`: the 64-bit decision digest
+        /// (`hpa::digest`), as the firmware in examples/firmware prints it.
+        #[arg(long)]
+        digest: bool,
+        // --- simulate engineer: human timeline ---
+        /// Print the events in the style of `kubectl describe hpa` instead of JSON lines.
+        #[arg(long, conflicts_with = "digest")]
+        events: bool,
+        /// Explain every step (metrics against targets, tolerance band, stabilization bounds,
+        /// rate limit, min/max) instead of printing JSON lines.
+        #[arg(long, conflicts_with = "digest")]
+        explain: bool,
+        // --- end simulate engineer ---
     },
+    // --- simulate engineer: simulate, validate ---
+    /// Simulate an HPA on a load (closed loop): events, explanations, a summary and a plot.
+    Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
+    /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
+    Validate {
+        /// The manifest (YAML for .yaml/.yml, else JSON).
+        manifest: PathBuf,
+    },
+    // --- end simulate engineer ---
 }
 
 /// Exit status for an invalid trace (trace format rule 23).
@@ -41,11 +67,21 @@ const EXIT_INVALID: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Replay { trace } => replay(&trace),
+        // --- simulate engineer ---
+        Command::Replay {
+            trace,
+            events,
+            explain,
+            ..
+        } if events || explain => hpa_cli::simulate_cmd::replay_human(&trace, events, explain),
+        Command::Simulate(args) => hpa_cli::simulate_cmd::simulate(&args),
+        Command::Validate { manifest } => hpa_cli::simulate_cmd::validate(&manifest),
+        // --- end simulate engineer ---
+        Command::Replay { trace, digest, .. } => replay(&trace, digest),
     }
 }
 
-fn replay(path: &Path) -> ExitCode {
+fn replay(path: &Path, digest: bool) -> ExitCode {
     let trace = match trace::load(path) {
         Ok(t) => t,
         Err(e) => {
@@ -54,13 +90,20 @@ fn replay(path: &Path) -> ExitCode {
         }
     };
     let mut lines = Vec::with_capacity(trace.steps());
+    let mut fold = Digest::new();
     // Everything is computed before anything is printed, so a failure prints nothing.
-    match run(&trace, &mut lines) {
+    match run(&trace, &mut lines, &mut fold) {
         Ok(()) => {}
         Err(message) => {
             eprintln!("hpa replay: {message}");
             return ExitCode::from(EXIT_INVALID);
         }
+    }
+    if digest {
+        // The trace's name is its file stem, as the firmware names the traces it bundles.
+        let name = path.file_stem().unwrap_or_default().to_string_lossy();
+        let hex = fold.hex();
+        lines = vec![format!("digest {name} {}", String::from_utf8_lossy(&hex))];
     }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -75,8 +118,8 @@ fn replay(path: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Replays every step into `lines`.
-fn run(trace: &trace::Trace, lines: &mut Vec<String>) -> Result<(), String> {
+/// Replays every step into `lines` and `digest`.
+fn run(trace: &trace::Trace, lines: &mut Vec<String>, digest: &mut Digest) -> Result<(), String> {
     let spec_arena = Bump::new();
     let spec = trace.spec(&spec_arena);
     let hpa = Hpa::new(&spec, &trace.settings).map_err(|e| format!("hpa.{e}"))?;
@@ -102,6 +145,7 @@ fn run(trace: &trace::Trace, lines: &mut Vec<String>) -> Result<(), String> {
                 autoscaler.rescale_failed();
             }
         }
+        digest.step(&decision, autoscaler.status());
         let line = output::StepLine::new(&decision, autoscaler.status());
         lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
     }

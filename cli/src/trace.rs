@@ -205,6 +205,71 @@ pub fn parse(text: &str, format: Format) -> Result<Trace, TraceError> {
     convert(raw)
 }
 
+/// A checked standalone HorizontalPodAutoscaler manifest (`hpa validate`, `hpa simulate`): the
+/// trace's `hpa` object in a file of its own, parsed as strictly (unknown fields, duplicate
+/// keys) and validated as the API server would. Error paths have no `hpa.` prefix
+/// (`spec.minReplicas`, as `kubectl apply` reports them). Unlike in a trace, `metadata.name` and
+/// `spec.scaleTargetRef` are required, as for any object sent to the API server.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// `metadata.name` (empty when only `generateName` is set).
+    pub name: String,
+    spec: OwnedSpec,
+}
+
+impl Manifest {
+    /// The HPA spec as written (before API defaulting), its slices allocated in `arena`. It
+    /// passed [`Hpa::new`] with the settings the manifest was loaded with.
+    pub fn spec<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
+        self.spec.view(arena)
+    }
+}
+
+/// Reads and checks the manifest at `path` (YAML or JSON by its extension, see
+/// [`Format::from_path`]); `settings.scale_to_zero` is the HPAScaleToZero gate of validation.
+///
+/// # Errors
+///
+/// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
+pub fn load_manifest(path: &Path, settings: &Settings) -> Result<Manifest, TraceError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| TraceError::new("", format!("cannot read {}: {e}", path.display())))?;
+    parse_manifest(&text, Format::from_path(path), settings)
+}
+
+/// Parses and checks a manifest document (see [`Manifest`]).
+///
+/// # Errors
+///
+/// A [`TraceError`] naming the first field at fault.
+pub fn parse_manifest(
+    text: &str,
+    format: Format,
+    settings: &Settings,
+) -> Result<Manifest, TraceError> {
+    let raw: RawHpa = match format {
+        Format::Json => parse_json(text)?,
+        Format::Yaml => parse_yaml(text)?,
+    };
+    check_type_meta(&raw, "")?;
+    let metadata = raw.metadata;
+    let has_generate_name = metadata.as_ref().is_some_and(|m| m.generate_name.is_some());
+    let name = metadata.and_then(|m| m.name).unwrap_or_default();
+    if name.is_empty() && !has_generate_name {
+        return Err(TraceError::new(
+            "metadata.name",
+            "Required value: name or generateName is required",
+        ));
+    }
+    let mut raw_spec = raw.spec.unwrap_or_default();
+    // Required by the API: an absent reference is validated as an empty one.
+    raw_spec
+        .scale_target_ref
+        .get_or_insert_with(RawObjectRef::default);
+    let spec = checked_spec(raw_spec, settings, "")?;
+    Ok(Manifest { name, spec })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pass 1: parsing
 // ---------------------------------------------------------------------------------------------
@@ -253,9 +318,9 @@ fn serde_path(path: &serde_path_to_error::Path) -> String {
     }
 }
 
-fn parse_json(text: &str) -> Result<RawTrace, TraceError> {
+fn parse_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, TraceError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw: RawTrace = serde_path_to_error::deserialize(&mut de)
+    let raw: T = serde_path_to_error::deserialize(&mut de)
         .map_err(|e| TraceError::new(serde_path(e.path()), e.inner().to_string()))?;
     de.end()
         .map_err(|e| TraceError::new("", format!("after the document: {e}")))?;
@@ -266,10 +331,10 @@ fn parse_json(text: &str) -> Result<RawTrace, TraceError> {
 /// 0.9 line (same API and behaviour, including plain scalars read as their text by
 /// `deserialize_str`, which keeps quantities and numbers exact). `serde_yaml_ng` 0.10 would
 /// work too; `serde_norway` was picked for staying closest to the code the ecosystem used.
-fn parse_yaml(text: &str) -> Result<RawTrace, TraceError> {
+fn parse_yaml<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, TraceError> {
     let _yaml = YamlScalars::enter();
     let de = serde_norway::Deserializer::from_str(text);
-    serde_path_to_error::deserialize::<_, RawTrace>(de).map_err(|e| {
+    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
         let path = serde_path(e.path());
         let message = e.inner().to_string();
         // serde_norway prefixes its own path ("steps[0].at: ..."); keep a single one.
@@ -1109,13 +1174,12 @@ fn not_supported(value: &str, supported: &[&str]) -> String {
     )
 }
 
-fn convert(raw: RawTrace) -> Result<Trace, TraceError> {
-    let settings = convert_controller(raw.controller.unwrap_or_default())?;
-    let hpa = raw.hpa;
+/// `apiVersion` and `kind`, when present, name an autoscaling/v2 HorizontalPodAutoscaler.
+fn check_type_meta(hpa: &RawHpa, prefix: &str) -> Result<(), TraceError> {
     if let Some(api_version) = hpa.api_version.as_deref() {
         if api_version != "autoscaling/v2" {
             return Err(TraceError::new(
-                "hpa.apiVersion",
+                format!("{prefix}apiVersion"),
                 not_supported(api_version, &["autoscaling/v2"]),
             ));
         }
@@ -1123,11 +1187,18 @@ fn convert(raw: RawTrace) -> Result<Trace, TraceError> {
     if let Some(kind) = hpa.kind.as_deref() {
         if kind != "HorizontalPodAutoscaler" {
             return Err(TraceError::new(
-                "hpa.kind",
+                format!("{prefix}kind"),
                 not_supported(kind, &["HorizontalPodAutoscaler"]),
             ));
         }
     }
+    Ok(())
+}
+
+fn convert(raw: RawTrace) -> Result<Trace, TraceError> {
+    let settings = convert_controller(raw.controller.unwrap_or_default())?;
+    let hpa = raw.hpa;
+    check_type_meta(&hpa, TRACE_PREFIX)?;
     let name = hpa.metadata.and_then(|m| m.name).unwrap_or_default();
     let scaled_to_zero = hpa
         .status
@@ -1136,7 +1207,7 @@ fn convert(raw: RawTrace) -> Result<Trace, TraceError> {
         .iter()
         .any(|c| c.type_.as_deref() == Some("ScaledToZero") && c.status.as_deref() == Some("True"));
 
-    let spec = checked_spec(hpa.spec.unwrap_or_default(), &settings)?;
+    let spec = checked_spec(hpa.spec.unwrap_or_default(), &settings, TRACE_PREFIX)?;
     // After API defaulting an empty `metrics` is one cpu Resource metric.
     let metric_types: Vec<MetricSourceType> = if spec.metrics.is_empty() {
         vec![MetricSourceType::Resource]
@@ -1185,15 +1256,19 @@ fn convert(raw: RawTrace) -> Result<Trace, TraceError> {
     })
 }
 
-/// A validation error under `hpa.` (its text is `<field>: <detail>`).
-fn validation_error(e: &ValidationError) -> TraceError {
+/// Field paths of the HPA inside a trace start with `hpa.`; a standalone manifest's have no
+/// prefix (`spec.minReplicas`, as the API server reports them).
+const TRACE_PREFIX: &str = "hpa.";
+
+/// A validation error under `prefix` (its text is `<field>: <detail>`).
+fn validation_error(e: &ValidationError, prefix: &str) -> TraceError {
     let field = e.field.to_string();
     let text = e.to_string();
     let message = text
         .strip_prefix(&format!("{field}: "))
         .unwrap_or(&text)
         .to_owned();
-    TraceError::new(format!("hpa.{field}"), message)
+    TraceError::new(format!("{prefix}{field}"), message)
 }
 
 // --- controller ------------------------------------------------------------------------------
@@ -1473,9 +1548,10 @@ impl OwnedUnrecognized {
 
 /// Converts `hpa.spec`, collecting the enum strings the typed model cannot hold; validation
 /// reports them at their place in upstream's order.
-#[derive(Default)]
 struct SpecConverter {
     unrecognized: Vec<OwnedUnrecognized>,
+    /// Prefix of the field paths in errors ([`TRACE_PREFIX`] or empty).
+    prefix: &'static str,
 }
 
 impl SpecConverter {
@@ -1486,7 +1562,8 @@ impl SpecConverter {
         raw: Option<RawTarget>,
     ) -> Result<MetricTarget, TraceError> {
         let path = format!(
-            "hpa.spec.metrics[{metric}].{}.target",
+            "{}spec.metrics[{metric}].{}.target",
+            self.prefix,
             source_field_name(source)
         );
         let raw = raw.unwrap_or_default();
@@ -1624,7 +1701,11 @@ impl SpecConverter {
                 })
                 .collect()
         });
-        let path = format!("hpa.spec.behavior.{}.tolerance", direction.field_name());
+        let path = format!(
+            "{}spec.behavior.{}.tolerance",
+            self.prefix,
+            direction.field_name()
+        );
         Ok(OwnedRules {
             stabilization_window_seconds: raw.stabilization_window_seconds,
             select_policy,
@@ -1669,14 +1750,22 @@ impl SpecConverter {
     }
 }
 
-/// Converts and validates `hpa.spec` as the API server would (after defaulting).
-fn checked_spec(raw: RawSpec, settings: &Settings) -> Result<OwnedSpec, TraceError> {
-    let mut converter = SpecConverter::default();
+/// Converts and validates `hpa.spec` as the API server would (after defaulting); error paths
+/// start with `prefix`.
+fn checked_spec(
+    raw: RawSpec,
+    settings: &Settings,
+    prefix: &'static str,
+) -> Result<OwnedSpec, TraceError> {
+    let mut converter = SpecConverter {
+        unrecognized: Vec::new(),
+        prefix,
+    };
     let spec = converter.spec(raw)?;
     let arena = Bump::new();
     let view = spec.view(&arena);
     if converter.unrecognized.is_empty() {
-        Hpa::new(&view, settings).map_err(|e| validation_error(&e))?;
+        Hpa::new(&view, settings).map_err(|e| validation_error(&e, prefix))?;
     } else {
         let unrecognized: Vec<Unrecognized<'_>> = converter
             .unrecognized
@@ -1684,11 +1773,11 @@ fn checked_spec(raw: RawSpec, settings: &Settings) -> Result<OwnedSpec, TraceErr
             .map(OwnedUnrecognized::view)
             .collect();
         validate_spec_with(&view, settings.scale_to_zero, &unrecognized)
-            .map_err(|e| validation_error(&e))?;
+            .map_err(|e| validation_error(&e, prefix))?;
         // Validation reports every unrecognized string it reaches; one it does not reach is
         // still a value the engine cannot run with.
         if let Some(first) = unrecognized.first() {
-            return Err(validation_error(&first.to_error()));
+            return Err(validation_error(&first.to_error(), prefix));
         }
     }
     Ok(spec)

@@ -18,6 +18,7 @@ use core::cmp::Ordering;
 /// The layout is that of `f64::to_bits`: sign bit 63, 11 exponent bits, 52 fraction bits.
 /// Equality (`==`) on this type compares bit patterns; use [`F64::eq_value`] for IEEE `==`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct F64(pub u64);
 
 /// The sign bit.

@@ -25,6 +25,7 @@ pub(crate) enum Ratio {
 
 /// The tolerance pair used by the calculators (spec section 11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Tolerances {
     /// Scale-down tolerance: no change while `ratio >= 1 - down`.
     pub down: Tolerance,

@@ -1,0 +1,409 @@
+//! Load files for `hpa simulate`: a CSV time series of demand.
+//!
+//! ```text
+//! # comment lines and blank lines are skipped
+//! time,cpu,queue_length
+//! 0,2.5,0
+//! 60,3,120
+//! 120,500m,40
+//! ```
+//!
+//! * The first line that is not blank or a comment is the header. Its first column is `time`;
+//!   every other column is a demand series, named after the metric it feeds (see
+//!   `simulate::map_columns`). Names are unique.
+//! * `time` is in seconds (a decimal number with at most 3 fractional digits); rows are in
+//!   non-decreasing time order. Two rows with the same time make a jump: before that time the
+//!   series interpolates toward the first of them, from that time on it starts from the second.
+//! * Demand values are non-negative Kubernetes quantities in the metric's unit: `2.5`, `500m`,
+//!   `2Gi`, `1e3`. Between rows, demand is interpolated linearly (in milli-units, rounded to
+//!   the nearest); the run lasts from the first row's time to the last row's.
+//! * Fields are separated by commas and trimmed; a field may be wrapped in double quotes (as
+//!   spreadsheets export headers), without commas or quotes inside.
+//!
+//! Every error names the file, the line and, for a value, the column.
+
+use std::fmt;
+use std::path::Path;
+
+use hpa::Quantity;
+
+/// A checked load: times in milliseconds and demand series in milli-units.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// The file name as given (for messages and labels).
+    pub name: String,
+    /// Demand column names, in file order (without `time`).
+    pub columns: Vec<String>,
+    /// Row times in milliseconds, non-decreasing.
+    pub times: Vec<i64>,
+    /// `series[c][r]`: demand of column `c` at row `r`, in milli-units.
+    pub series: Vec<Vec<i64>>,
+}
+
+/// Why a load was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file as given.
+    pub file: String,
+    /// 1-based line number, when the error concerns one line.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads and checks the load at `path`.
+///
+/// # Errors
+///
+/// A [`LoadError`] naming the file and the line at fault.
+pub fn load(path: &Path) -> Result<Load, LoadError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: name.clone(),
+        line: None,
+        message: format!("cannot read the file: {e}"),
+    })?;
+    parse(&text, &name)
+}
+
+/// Splits a line into trimmed fields, removing one pair of surrounding double quotes.
+fn fields(line: &str) -> Result<Vec<&str>, String> {
+    line.split(',')
+        .map(|f| {
+            let f = f.trim();
+            let inner = match f.strip_prefix('"') {
+                Some(rest) => rest
+                    .strip_suffix('"')
+                    .ok_or_else(|| format!("unterminated quote in field {f:?}"))?,
+                None => f,
+            };
+            if inner.contains('"') {
+                return Err(format!(
+                    "quotes inside a field are not supported, in field {f:?}"
+                ));
+            }
+            Ok(inner.trim())
+        })
+        .collect()
+}
+
+/// Seconds as a decimal number (`15`, `1.5`, `-3.25`) in milliseconds.
+fn parse_seconds(text: &str) -> Result<i64, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !all_digits(whole) || !all_digits(frac) {
+        return Err(format!(
+            "invalid time {text:?}: expected seconds, such as 15 or 1.5"
+        ));
+    }
+    if frac.len() > 3 {
+        return Err(format!(
+            "invalid time {text:?}: at most 3 fractional digits (milliseconds)"
+        ));
+    }
+    let too_large = || format!("time {text:?} is too large");
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| too_large())?
+    };
+    let frac_ms: i64 = format!("{frac:0<3}").parse().map_err(|_| too_large())?;
+    let ms = whole
+        .checked_mul(1000)
+        .and_then(|w| w.checked_add(frac_ms))
+        .ok_or_else(too_large)?;
+    Ok(if negative { -ms } else { ms })
+}
+
+/// A non-negative demand quantity in milli-units.
+fn parse_demand(text: &str) -> Result<i64, String> {
+    if text.is_empty() {
+        return Err("empty value".to_owned());
+    }
+    let q = Quantity::parse(text).map_err(|e| format!("invalid quantity {text:?}: {e}"))?;
+    if q.signum() < 0 {
+        return Err(format!("demand must not be negative, got {text}"));
+    }
+    Ok(q.milli_value())
+}
+
+/// Parses and checks a load document; `name` labels errors.
+///
+/// # Errors
+///
+/// A [`LoadError`] naming the line at fault.
+pub fn parse(text: &str, name: &str) -> Result<Load, LoadError> {
+    let error = |line: Option<usize>, message: String| LoadError {
+        file: name.to_owned(),
+        line,
+        message,
+    };
+    let mut header: Option<Vec<String>> = None;
+    let mut times = Vec::new();
+    let mut series: Vec<Vec<i64>> = Vec::new();
+    for (index, raw_line) in text.lines().enumerate() {
+        let line_no = index + 1;
+        let line = raw_line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let row = fields(line).map_err(|m| error(Some(line_no), m))?;
+        let Some(columns) = &header else {
+            let (first, rest) = row.split_first().unwrap_or((&"", &[]));
+            if !first.eq_ignore_ascii_case("time") {
+                return Err(error(
+                    Some(line_no),
+                    format!("the header's first column must be `time` (seconds), found `{first}`"),
+                ));
+            }
+            if rest.is_empty() {
+                return Err(error(
+                    Some(line_no),
+                    "the header names no demand column after `time`".to_owned(),
+                ));
+            }
+            let mut names: Vec<String> = Vec::with_capacity(rest.len());
+            for (k, column) in rest.iter().enumerate() {
+                if column.is_empty() {
+                    return Err(error(
+                        Some(line_no),
+                        format!("column {} of the header has no name", k + 2),
+                    ));
+                }
+                if column.eq_ignore_ascii_case("time") || names.iter().any(|n| n == column) {
+                    return Err(error(
+                        Some(line_no),
+                        format!("duplicate column name `{column}`"),
+                    ));
+                }
+                names.push((*column).to_owned());
+            }
+            series = vec![Vec::new(); names.len()];
+            header = Some(names);
+            continue;
+        };
+        if row.len() != columns.len() + 1 {
+            return Err(error(
+                Some(line_no),
+                format!(
+                    "expected {} fields (time,{}), found {}",
+                    columns.len() + 1,
+                    columns.join(","),
+                    row.len()
+                ),
+            ));
+        }
+        let at = parse_seconds(row[0])
+            .map_err(|m| error(Some(line_no), format!("column `time`: {m}")))?;
+        if let Some(&previous) = times.last() {
+            if at < previous {
+                return Err(error(
+                    Some(line_no),
+                    format!(
+                        "time {} is earlier than the previous row's {}: rows must be in time order",
+                        row[0],
+                        Seconds(previous)
+                    ),
+                ));
+            }
+        }
+        times.push(at);
+        for (k, field) in row[1..].iter().enumerate() {
+            let value = parse_demand(field)
+                .map_err(|m| error(Some(line_no), format!("column `{}`: {m}", columns[k])))?;
+            series[k].push(value);
+        }
+    }
+    let Some(columns) = header else {
+        return Err(error(
+            None,
+            "no header: the first line must be `time,<demand column>...`".to_owned(),
+        ));
+    };
+    match (times.first(), times.last()) {
+        (Some(first), Some(last)) if last > first => {}
+        _ => {
+            return Err(error(
+                None,
+                "needs at least two rows with different times (the run lasts from the first \
+                 row's time to the last row's)"
+                    .to_owned(),
+            ))
+        }
+    }
+    Ok(Load {
+        name: name.to_owned(),
+        columns,
+        times,
+        series,
+    })
+}
+
+/// Milliseconds printed as seconds (`15`, `1.5`).
+struct Seconds(i64);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0;
+        let sign = if ms < 0 { "-" } else { "" };
+        let abs = ms.unsigned_abs();
+        if abs.is_multiple_of(1000) {
+            write!(f, "{sign}{}", abs / 1000)
+        } else {
+            let frac = format!("{:03}", abs % 1000);
+            write!(f, "{sign}{}.{}", abs / 1000, frac.trim_end_matches('0'))
+        }
+    }
+}
+
+impl Load {
+    /// The first row's time (ms).
+    pub fn start(&self) -> i64 {
+        self.times.first().copied().unwrap_or(0)
+    }
+
+    /// The last row's time (ms).
+    pub fn end(&self) -> i64 {
+        self.times.last().copied().unwrap_or(0)
+    }
+
+    /// Column `column` sampled at each of `at` (ms, non-decreasing), linearly interpolated.
+    pub fn resample(&self, column: usize, at: &[i64]) -> Vec<i64> {
+        let times = &self.times;
+        let values = &self.series[column];
+        let mut out = Vec::with_capacity(at.len());
+        // `row`: the last row whose time is <= t (rows with equal times: the last of them).
+        let mut row = 0usize;
+        for &t in at {
+            while row + 1 < times.len() && times[row + 1] <= t {
+                row += 1;
+            }
+            let value = if t <= times[0] {
+                values[0]
+            } else if row + 1 >= times.len() || times[row] == t {
+                values[row]
+            } else {
+                let (t0, t1) = (i128::from(times[row]), i128::from(times[row + 1]));
+                let (v0, v1) = (i128::from(values[row]), i128::from(values[row + 1]));
+                let num = (v1 - v0) * (i128::from(t) - t0);
+                let den = t1 - t0;
+                // Rounded to the nearest milli-unit, halves away from zero.
+                let step = if num >= 0 {
+                    (2 * num + den) / (2 * den)
+                } else {
+                    -((-2 * num + den) / (2 * den))
+                };
+                i64::try_from(v0 + step).unwrap_or(i64::MAX)
+            };
+            out.push(value);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse(text, "load.csv").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_and_interpolates() {
+        let load = parse(
+            "# a spike\n\ntime, cpu ,\"queue\"\n0,1,0\n60,3,500m\n60,10,1\r\n120,10,2Gi\n",
+            "l.csv",
+        )
+        .unwrap();
+        assert_eq!(load.columns, ["cpu", "queue"]);
+        assert_eq!(load.times, [0, 60_000, 60_000, 120_000]);
+        assert_eq!(
+            load.series[1],
+            [0, 500, 1000, 2 * 1024 * 1024 * 1024 * 1000]
+        );
+        // 1 -> 3 over the first minute, then the jump to 10 at 60 s.
+        let at = [0, 15_000, 30_000, 59_999, 60_000, 90_000, 120_000, 130_000];
+        assert_eq!(
+            load.resample(0, &at),
+            [1000, 1500, 2000, 3000, 10_000, 10_000, 10_000, 10_000]
+        );
+        assert_eq!(load.start(), 0);
+        assert_eq!(load.end(), 120_000);
+    }
+
+    #[test]
+    fn times_in_seconds() {
+        assert_eq!(parse_seconds("1.5"), Ok(1500));
+        assert_eq!(parse_seconds(".25"), Ok(250));
+        assert_eq!(parse_seconds("-2"), Ok(-2000));
+        assert!(parse_seconds("1.2345").is_err());
+        assert!(parse_seconds("1e3").is_err());
+        assert!(parse_seconds("").is_err());
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        assert_eq!(
+            err("t,cpu\n0,1\n"),
+            "load.csv:1: the header's first column must be `time` (seconds), found `t`"
+        );
+        assert_eq!(
+            err("time,cpu\n0,1\n15\n"),
+            "load.csv:3: expected 2 fields (time,cpu), found 1"
+        );
+        assert_eq!(
+            err("time,cpu\n0,1\n15,abc\n"),
+            "load.csv:3: column `cpu`: invalid quantity \"abc\": quantities must match the \
+             regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        );
+        assert_eq!(
+            err("time,cpu\n0,1\n15,-1\n"),
+            "load.csv:3: column `cpu`: demand must not be negative, got -1"
+        );
+        assert_eq!(
+            err("time,cpu\n30,1\n# comment\n15,1\n"),
+            "load.csv:4: time 15 is earlier than the previous row's 30: rows must be in time order"
+        );
+        assert_eq!(
+            err("time,cpu,cpu\n"),
+            "load.csv:1: duplicate column name `cpu`"
+        );
+        assert_eq!(
+            err("time,cpu\n0,1\n"),
+            "load.csv: needs at least two rows with different times (the run lasts from the \
+             first row's time to the last row's)"
+        );
+        assert_eq!(
+            err("# nothing\n"),
+            "load.csv: no header: the first line must be `time,<demand column>...`"
+        );
+        assert_eq!(
+            err("time\n"),
+            "load.csv:1: the header names no demand column after `time`"
+        );
+        assert_eq!(
+            err("time,cpu\n0,\"1\n"),
+            "load.csv:2: unterminated quote in field \"\\\"1\""
+        );
+        assert_eq!(
+            err("time,cpu\n0,\n"),
+            "load.csv:2: column `cpu`: empty value"
+        );
+    }
+}

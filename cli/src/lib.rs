@@ -1,0 +1,14 @@
+//! Host-side library of the `hpa` tool: the trace loader (trace format v1) and the replay
+//! output line, shared by the `hpa` binary and by build-time converters such as the firmware
+//! in `examples/firmware`, which turns traces into its binary form with this exact loader.
+
+pub mod output;
+pub mod trace;
+
+// --- hpa simulate / validate / explanations (simulate engineer) ---
+pub mod csv_load;
+pub mod explain;
+pub mod plot;
+pub mod simulate;
+pub mod simulate_cmd;
+// --- end simulate ---

@@ -1,0 +1,546 @@
+//! `hpa simulate --plot FILE.svg`: one picture of a run, or of two runs side by side.
+//!
+//! Panels, top to bottom, on one time axis:
+//!
+//! 1. **Demand**: each load column the runs read, in its own unit.
+//! 2. **Pods**: per run, the desired replicas (thick), the ready pods (thin) and the pods
+//!    needed at target (dashed: demand divided by what one pod takes at target). Where the
+//!    ready line sits under the dashed one, the pool is under-provisioned.
+//! 3. **One panel per metric**: the value the HPA measured (utilization in percent of the
+//!    request, or the average/value in the metric's unit) and its target (dashed).
+//!
+//! Long series are thinned to about a thousand buckets, keeping each bucket's first, lowest,
+//! highest and last point, so spikes stay visible and the file stays small. The SVG has no
+//! embedded font and no timestamp: the same run gives the same file.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::csv_load::Load;
+use crate::simulate::{Clock, Run};
+
+const WIDTH: u32 = 1200;
+const TITLE_HEIGHT: u32 = 50;
+const DEMAND_HEIGHT: u32 = 220;
+const PODS_HEIGHT: u32 = 320;
+const METRIC_HEIGHT: u32 = 230;
+const LEGEND_WIDTH: u32 = 250;
+const BUCKETS: usize = 1000;
+const FONT: &str = "sans-serif";
+
+/// Run colours: blue and orange (distinguishable with the common colour-vision deficiencies).
+const RUN_COLORS: [RGBColor; 4] = [
+    RGBColor(31, 119, 180),
+    RGBColor(230, 120, 20),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+];
+const DEMAND_COLORS: [RGBColor; 4] = [
+    RGBColor(60, 60, 60),
+    RGBColor(140, 86, 75),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+];
+
+type Points = Vec<(f64, f64)>;
+
+/// A legend entry: text, colour, line width (0: a note, text only), dashed.
+struct Legend(String, RGBAColor, u32, bool);
+
+/// Thins sorted points to about [`BUCKETS`] buckets of first, lowest, highest, last.
+fn thin(points: Points) -> Points {
+    if points.len() <= 4 * BUCKETS {
+        return points;
+    }
+    let (x0, x1) = (points[0].0, points[points.len() - 1].0);
+    let width = (x1 - x0).max(f64::MIN_POSITIVE) / BUCKETS as f64;
+    let mut out = Vec::with_capacity(4 * BUCKETS + 4);
+    let mut start = 0;
+    while start < points.len() {
+        let bucket = ((points[start].0 - x0) / width).floor();
+        let mut end = start + 1;
+        while end < points.len() && ((points[end].0 - x0) / width).floor() <= bucket {
+            end += 1;
+        }
+        let slice = &points[start..end];
+        let (mut lo, mut hi) = (0, 0);
+        for (i, p) in slice.iter().enumerate() {
+            if p.1 < slice[lo].1 {
+                lo = i;
+            }
+            if p.1 > slice[hi].1 {
+                hi = i;
+            }
+        }
+        let mut keep = vec![0, lo, hi, slice.len() - 1];
+        keep.sort_unstable();
+        keep.dedup();
+        out.extend(keep.into_iter().map(|i| slice[i]));
+        start = end;
+    }
+    out
+}
+
+/// A step function: `values[k]` holds from `xs[k]` to `xs[k + 1]` (the last to `end`).
+fn steps(xs: &[f64], values: impl Iterator<Item = f64>, end: f64) -> Points {
+    let mut out: Points = Vec::new();
+    let mut last: Option<f64> = None;
+    for (x, v) in xs.iter().zip(values) {
+        match last {
+            Some(l) if l == v => {}
+            Some(l) => {
+                out.push((*x, l));
+                out.push((*x, v));
+            }
+            None => out.push((*x, v)),
+        }
+        last = Some(v);
+    }
+    if let Some(l) = last {
+        out.push((end, l));
+    }
+    thin(out)
+}
+
+/// A line broken where values are missing.
+fn segments(xs: &[f64], values: &[Option<f64>]) -> Vec<Points> {
+    let mut out = Vec::new();
+    let mut current: Points = Vec::new();
+    for (x, v) in xs.iter().zip(values) {
+        match v {
+            Some(v) => current.push((*x, *v)),
+            None if !current.is_empty() => out.push(thin(std::mem::take(&mut current))),
+            None => {}
+        }
+    }
+    if !current.is_empty() {
+        out.push(thin(current));
+    }
+    out
+}
+
+fn top(values: impl Iterator<Item = f64>) -> f64 {
+    let m = values.fold(0.0f64, |a, b| if b.is_finite() { a.max(b) } else { a });
+    if m <= 0.0 {
+        1.0
+    } else {
+        m * 1.12
+    }
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    format!("cannot draw the plot: {e}")
+}
+
+/// A run's letter in legends when several runs share the picture.
+fn tag(runs: &[Run], i: usize) -> String {
+    if runs.len() > 1 {
+        format!("{} ", runs[i].plan.label)
+    } else {
+        String::new()
+    }
+}
+
+/// Renders the runs as an SVG document.
+///
+/// # Errors
+///
+/// A message when plotters fails (it does not in practice: the backend writes to a string).
+pub fn render(
+    runs: &[Run],
+    clock: &Clock,
+    load: &Load,
+    demand: &[Vec<i64>],
+    subtitle: &str,
+) -> Result<String, String> {
+    // Metric panels: one per (metric key, unit) across the runs, in order of appearance.
+    let mut panels: Vec<(String, &'static str)> = Vec::new();
+    for run in runs {
+        for m in &run.plan.metrics {
+            if !panels.iter().any(|(k, u)| *k == m.key && *u == m.unit) {
+                panels.push((m.key.clone(), m.unit));
+            }
+        }
+    }
+    let mut columns: Vec<usize> = runs
+        .iter()
+        .flat_map(|r| r.plan.metrics.iter().map(|m| m.column))
+        .collect();
+    columns.sort_unstable();
+    columns.dedup();
+
+    let height = TITLE_HEIGHT
+        + DEMAND_HEIGHT
+        + PODS_HEIGHT
+        + METRIC_HEIGHT * u32::try_from(panels.len()).unwrap_or(1);
+    let hours = clock.duration >= 3 * 3_600_000;
+    let (scale, unit) = if hours {
+        (3_600_000.0, "h")
+    } else {
+        (60_000.0, "min")
+    };
+    let xs: Vec<f64> = clock.times.iter().map(|t| *t as f64 / scale).collect();
+    let end = clock.duration as f64 / scale;
+    let x_desc = format!("time since the start of the load ({unit})");
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let (title_area, rest) = root.split_vertically(TITLE_HEIGHT);
+        let names: Vec<String> = runs.iter().map(|r| r.plan.label.clone()).collect();
+        title_area
+            .draw(&Text::new(
+                format!("hpa simulate: {} on {}", names.join(" vs "), load.name),
+                (12, 8),
+                (FONT, 20).into_font().color(&BLACK),
+            ))
+            .map_err(err)?;
+        title_area
+            .draw(&Text::new(
+                subtitle.to_owned(),
+                (12, 32),
+                (FONT, 13).into_font().color(&RGBColor(90, 90, 90)),
+            ))
+            .map_err(err)?;
+        let (demand_area, rest) = rest.split_vertically(DEMAND_HEIGHT);
+        let (pods_area, metric_area) = rest.split_vertically(PODS_HEIGHT);
+
+        // Demand.
+        let demand_points: Vec<(String, Points)> = columns
+            .iter()
+            .map(|&c| {
+                let points = xs
+                    .iter()
+                    .zip(&demand[c])
+                    .map(|(x, d)| (*x, *d as f64 / 1000.0))
+                    .chain(std::iter::once((
+                        end,
+                        demand[c].last().map_or(0.0, |d| *d as f64 / 1000.0),
+                    )))
+                    .collect();
+                let unit = runs
+                    .iter()
+                    .flat_map(|r| r.plan.metrics.iter())
+                    .find(|m| m.column == c)
+                    .map_or("", |m| m.demand_unit);
+                let name = if unit.is_empty() {
+                    load.columns[c].clone()
+                } else {
+                    format!("{} ({unit})", load.columns[c])
+                };
+                (name, thin(points))
+            })
+            .collect();
+        let y_max = top(demand_points
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|q| q.1)));
+        panel(
+            &demand_area,
+            "Demand (the load)",
+            end,
+            y_max,
+            &x_desc,
+            "demand",
+            |chart| {
+                let mut legend = Vec::new();
+                for (i, (name, points)) in demand_points.iter().enumerate() {
+                    let color = DEMAND_COLORS[i % DEMAND_COLORS.len()];
+                    chart
+                        .draw_series(LineSeries::new(
+                            points.iter().copied(),
+                            color.stroke_width(2),
+                        ))
+                        .map_err(err)?;
+                    legend.push(Legend(name.clone(), color.to_rgba(), 2, false));
+                }
+                Ok(legend)
+            },
+        )?;
+
+        // Pods.
+        let pod_series: Vec<(Points, Points, Points)> = runs
+            .iter()
+            .map(|r| {
+                let desired = steps(&xs, r.replicas.iter().map(|v| f64::from(*v)), end);
+                let ready = steps(&xs, r.ready.iter().map(|v| f64::from(*v)), end);
+                let needed = thin(
+                    xs.iter()
+                        .zip(&r.needed)
+                        .map(|(x, n)| (*x, *n))
+                        .chain(std::iter::once((
+                            end,
+                            r.needed.last().copied().unwrap_or(0.0),
+                        )))
+                        .collect(),
+                );
+                (desired, ready, needed)
+            })
+            .collect();
+        let y_max = top(pod_series
+            .iter()
+            .flat_map(|(d, r, n)| d.iter().chain(r).chain(n).map(|p| p.1)));
+        panel(
+            &pods_area,
+            "Pods: desired replicas, ready pods, pods needed at target",
+            end,
+            y_max,
+            &x_desc,
+            "pods",
+            |chart| {
+                let mut legend = Vec::new();
+                // One "needed" line when every run needs the same (same targets).
+                let shared_need = runs.windows(2).all(|w| w[0].needed == w[1].needed);
+                for (i, (desired, ready, needed)) in pod_series.iter().enumerate() {
+                    let color = RUN_COLORS[i % RUN_COLORS.len()];
+                    let t = tag(runs, i);
+                    if !shared_need || i == 0 {
+                        let (need_color, label) = if shared_need {
+                            (BLACK.to_rgba(), "pods needed at target".to_owned())
+                        } else {
+                            (color.to_rgba(), format!("{t}pods needed at target"))
+                        };
+                        chart
+                            .draw_series(DashedLineSeries::new(
+                                needed.iter().copied(),
+                                6,
+                                4,
+                                need_color.stroke_width(1),
+                            ))
+                            .map_err(err)?;
+                        legend.push(Legend(label, need_color, 1, true));
+                    }
+                    let light = color.mix(0.5);
+                    chart
+                        .draw_series(LineSeries::new(
+                            ready.iter().copied(),
+                            light.stroke_width(1),
+                        ))
+                        .map_err(err)?;
+                    legend.push(Legend(format!("{t}ready pods"), light, 1, false));
+                    chart
+                        .draw_series(LineSeries::new(
+                            desired.iter().copied(),
+                            color.stroke_width(2),
+                        ))
+                        .map_err(err)?;
+                    legend.push(Legend(
+                        format!("{t}desired replicas"),
+                        color.to_rgba(),
+                        2,
+                        false,
+                    ));
+                }
+                // The runs' key numbers, so that the picture tells the outcome too.
+                legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));
+                for (i, run) in runs.iter().enumerate() {
+                    let color = RUN_COLORS[i % RUN_COLORS.len()].to_rgba();
+                    let s = &run.summary;
+                    let hours = s.pod_ms as f64 / 3_600_000.0;
+                    let above = s.above_ms as f64 * 100.0 / s.duration_ms.max(1) as f64;
+                    legend.push(Legend(
+                        format!(
+                            "{}: {} pod-hours, {} % above target,",
+                            run.plan.label,
+                            crate::explain::decimal(hours, 1),
+                            crate::explain::decimal(above, 1)
+                        ),
+                        color,
+                        0,
+                        false,
+                    ));
+                    legend.push(Legend(
+                        format!(
+                            "    {} scale events, {} reversals",
+                            s.scale_ups + s.scale_downs,
+                            s.reversals
+                        ),
+                        color,
+                        0,
+                        false,
+                    ));
+                }
+                Ok(legend)
+            },
+        )?;
+
+        // Metrics.
+        let areas = metric_area.split_evenly((panels.len().max(1), 1));
+        for ((key, unit), area) in panels.iter().zip(areas.iter()) {
+            let mut lines: Vec<(usize, String, Vec<Points>, f64)> = Vec::new();
+            for (i, run) in runs.iter().enumerate() {
+                for (m, metric) in run.plan.metrics.iter().enumerate() {
+                    if metric.key == *key && metric.unit == *unit {
+                        lines.push((
+                            i,
+                            metric.name.clone(),
+                            segments(&xs, &run.current[m]),
+                            metric.target,
+                        ));
+                    }
+                }
+            }
+            let y_max = top(lines.iter().flat_map(|(_, _, segs, target)| {
+                segs.iter()
+                    .flat_map(|s| s.iter().map(|p| p.1))
+                    .chain(std::iter::once(*target))
+            }));
+            let name = lines.first().map(|l| l.1.clone()).unwrap_or_default();
+            let y_desc = if unit.is_empty() {
+                key.clone()
+            } else {
+                format!("{key} ({unit} of request)")
+            };
+            panel(
+                area,
+                &format!("{name}: measured by the HPA vs target"),
+                end,
+                y_max,
+                &x_desc,
+                &y_desc,
+                |chart| {
+                    let mut legend = Vec::new();
+                    for (i, _, segs, target) in &lines {
+                        let color = RUN_COLORS[i % RUN_COLORS.len()];
+                        let t = tag(runs, *i);
+                        let target_text = crate::explain::decimal(*target, 3);
+                        for seg in segs {
+                            chart
+                                .draw_series(LineSeries::new(
+                                    seg.iter().copied(),
+                                    color.mix(0.8).stroke_width(1),
+                                ))
+                                .map_err(err)?;
+                        }
+                        legend.push(Legend(format!("{t}measured"), color.mix(0.8), 1, false));
+                        chart
+                            .draw_series(DashedLineSeries::new(
+                                [(0.0, *target), (end, *target)],
+                                8,
+                                5,
+                                color.stroke_width(2),
+                            ))
+                            .map_err(err)?;
+                        legend.push(Legend(
+                            format!("{t}target {target_text}{unit}"),
+                            color.to_rgba(),
+                            2,
+                            true,
+                        ));
+                    }
+                    Ok(legend)
+                },
+            )?;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One panel: caption, axes, mesh, the series `draw` adds, and its legend on the right.
+#[allow(clippy::too_many_arguments)]
+fn panel<'b>(
+    area: &DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    x_max: f64,
+    y_max: f64,
+    x_desc: &str,
+    y_desc: &str,
+    draw: impl FnOnce(&mut Chart<'_, 'b>) -> Result<Vec<Legend>, String>,
+) -> Result<(), String> {
+    let (chart_area, legend_area) = area.split_horizontally(WIDTH - LEGEND_WIDTH);
+    let mut chart = ChartBuilder::on(&chart_area)
+        .caption(caption, (FONT, 15))
+        .margin_left(10)
+        .margin_right(10)
+        .margin_top(4)
+        .margin_bottom(4)
+        .x_label_area_size(34)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..x_max, 0f64..y_max)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels(13)
+        .y_labels(6)
+        .x_label_formatter(&|x| crate::explain::decimal(*x, 2))
+        .y_label_formatter(&|y| crate::explain::decimal(*y, 2))
+        .light_line_style(RGBColor(240, 240, 240))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    let legend = draw(&mut chart)?;
+    for (i, Legend(text, color, width, dashed)) in legend.iter().enumerate() {
+        let y = 34 + 20 * i32::try_from(i).unwrap_or(0);
+        let style = color.stroke_width(*width);
+        if *width == 0 {
+            legend_area
+                .draw(&Text::new(
+                    text.clone(),
+                    (4, y - 7),
+                    (FONT, 12).into_font().color(color),
+                ))
+                .map_err(err)?;
+            continue;
+        }
+        if *dashed {
+            for x in [4, 16, 28] {
+                legend_area
+                    .draw(&PathElement::new(vec![(x, y), (x + 7, y)], style))
+                    .map_err(err)?;
+            }
+        } else {
+            legend_area
+                .draw(&PathElement::new(vec![(4, y), (35, y)], style))
+                .map_err(err)?;
+        }
+        legend_area
+            .draw(&Text::new(
+                text.clone(),
+                (44, y - 7),
+                (FONT, 12).into_font().color(&BLACK),
+            ))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_points_only_at_changes() {
+        let xs = [0.0, 1.0, 2.0, 3.0];
+        let points = steps(&xs, [2.0, 2.0, 5.0, 5.0].into_iter(), 4.0);
+        assert_eq!(points, [(0.0, 2.0), (2.0, 2.0), (2.0, 5.0), (4.0, 5.0)]);
+    }
+
+    #[test]
+    fn thinning_keeps_extremes() {
+        let mut points: Points = (0..100_000).map(|i| (i as f64, 1.0)).collect();
+        points[54_321].1 = 50.0;
+        let thin = thin(points);
+        assert!(thin.len() <= 4 * BUCKETS + 4, "{}", thin.len());
+        assert!(thin.contains(&(54_321.0, 50.0)));
+        assert_eq!(thin.first(), Some(&(0.0, 1.0)));
+        assert_eq!(thin.last(), Some(&(99_999.0, 1.0)));
+    }
+
+    #[test]
+    fn gaps_split_lines() {
+        let xs = [0.0, 1.0, 2.0, 3.0];
+        let segs = segments(&xs, &[Some(1.0), None, Some(2.0), Some(3.0)]);
+        assert_eq!(segs, vec![vec![(0.0, 1.0)], vec![(2.0, 2.0), (3.0, 3.0)]]);
+    }
+}

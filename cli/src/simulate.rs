@@ -1,0 +1,993 @@
+//! `hpa simulate`: a closed-loop simulation of an HPA on a load, with a simple pool model.
+//!
+//! # The pool model
+//!
+//! * **Clock.** The run lasts from the load's first row to its last. The engine evaluates at
+//!   `0, P, 2P, ...` (P = the sync period, 15 s by default) before the end; the state right
+//!   after an evaluation holds until the next one (the last period ends with the load).
+//! * **Demand.** Each metric reads one column of the load, interpolated linearly at each
+//!   evaluation (see `csv_load`). Its unit is the metric's: cores for `cpu`, bytes for
+//!   `memory`, the metric's own unit for Pods, Object and External metrics.
+//! * **Pods.** A rescale takes effect at once: new pods are created at the evaluation time
+//!   and become ready after the start-up delay (30 s by default); until then they are
+//!   `Pending`, which the HPA counts as unready (left out of averages, counted as using
+//!   nothing when scaling up). A scale-down removes the newest pods first, so pods still
+//!   starting go before ready ones (as a ReplicaSet chooses). Every pod requests the
+//!   `--pod-request` resources (default `cpu=1`, `memory=1Gi`) in one container (named after
+//!   the ContainerResource metric's container, or `app`). At the start the pool holds the
+//!   initial replicas, ready for an hour.
+//! * **Samples.** Each evaluation sees, per metric:
+//!   - Resource and ContainerResource (Utilization or AverageValue), Pods (AverageValue): the
+//!     demand spread evenly over the ready pods; each ready pod reports its share as its
+//!     sample (usage in the resource's unit, or the Pods metric's value), taken at the
+//!     evaluation time with a 60 s window. Pending pods report nothing. For `cpu` the
+//!     controller's readiness rules apply as upstream: a pod ready for less than a sample
+//!     window during its first 5 minutes is left out.
+//!   - Object and External with a **Value** target: the demand divided by the ready pods (an
+//!     intensive metric, such as a backlog per consumer, which falls as pods are added: the
+//!     assumption behind upstream's Value formula); the whole demand when no pod is ready.
+//!   - Object and External with an **AverageValue** target: the demand itself (a total, such
+//!     as a queue length), which the HPA divides by the target.
+//!   - With `--noise F`, every sample (every pod's, every object or external value) is
+//!     multiplied by `1 + e`, `e` uniform in `[-F, F]`, drawn from a generator seeded by
+//!     `--seed`: the same inputs give the same run.
+//! * **Capacity at target.** One pod takes `request x utilization / 100` (Utilization) or
+//!   the target value (AverageValue, Value) of demand at target. `needed = demand /
+//!   capacity`, the largest over the metrics, is what the plot shows as "pods needed".
+//!
+//! # The summary
+//!
+//! * pod-seconds: the sum over periods of the pods that exist (starting or ready) times the
+//!   period's length;
+//! * time above target: the periods in which some metric's demand per ready pod exceeds one
+//!   pod's capacity at target (every period without a ready pod and with demand counts);
+//! * peak under-provisioning: the largest `ceil(needed) - ready pods`, and when;
+//!   under-provisioned pod-seconds: that shortfall summed over periods;
+//! * scale events: rescales, up and down; direction reversals: rescales in the direction
+//!   opposite to the previous rescale (flapping).
+
+use std::fmt::Write as _;
+
+use bumpalo::Bump;
+use hpa::input::{
+    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
+    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
+};
+use hpa::metrics::{MetricName, MetricOutcome, MAX_METRICS};
+use hpa::settings::Settings;
+use hpa::spec::{MetricSourceType, MetricSpec};
+use hpa::time::{Duration, Instant};
+use hpa::{Autoscaler, Hpa, Quantity};
+
+use crate::csv_load::Load;
+use crate::explain::{self, EventLog, Target};
+use crate::trace::Manifest;
+
+/// The most pods the pool model holds (a guard against runaway specs).
+pub const MAX_PODS: i32 = 1_000_000;
+/// The most evaluations one run makes.
+pub const MAX_STEPS: usize = 5_000_000;
+/// How long the initial pods have been ready at the start of a run.
+const INITIAL_AGE_MS: i64 = 3_600_000;
+/// The metrics API window of every sample.
+const SAMPLE_WINDOW: Duration = Duration::from_secs(60);
+
+/// Which steps get an explanation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Explain {
+    /// None.
+    None,
+    /// Every step.
+    All,
+    /// The steps whose period contains one of these times (ms from the start).
+    At(Vec<i64>),
+}
+
+/// Controller settings and pool parameters of a simulation.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The controller settings (tolerance, windows, arithmetic).
+    pub settings: Settings,
+    /// Sync period, ms.
+    pub sync_period: i64,
+    /// Time from a pod's creation to its readiness, ms.
+    pub startup_delay: i64,
+    /// Noise amplitude in parts per million (0 for none).
+    pub noise_ppm: i64,
+    /// Noise seed.
+    pub seed: u64,
+    /// Replicas at the start; `None`: what the first demand needs, within the HPA's range.
+    pub initial_replicas: Option<i32>,
+    /// Per-pod requests (resource, quantity).
+    pub requests: Vec<(String, Quantity)>,
+    /// Steps to explain.
+    pub explain: Explain,
+}
+
+/// The evaluation times of a run.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    /// Evaluation times, ms from the load's start.
+    pub times: Vec<i64>,
+    /// Length of each period, ms.
+    pub lengths: Vec<i64>,
+    /// The load's start, ms on the load's clock.
+    pub origin: i64,
+    /// Run length, ms.
+    pub duration: i64,
+}
+
+impl Clock {
+    /// Evaluations every `period` ms over the load.
+    ///
+    /// # Errors
+    ///
+    /// Too many steps.
+    pub fn new(load: &Load, period: i64) -> Result<Clock, String> {
+        let duration = load.end() - load.start();
+        let steps = (duration + period - 1) / period;
+        let steps = usize::try_from(steps).unwrap_or(usize::MAX);
+        if steps > MAX_STEPS {
+            return Err(format!(
+                "{}: {} at a {} sync period is {steps} evaluations; at most {MAX_STEPS} are \
+                 supported",
+                load.name,
+                explain::time(duration),
+                explain::seconds(period)
+            ));
+        }
+        let times: Vec<i64> = (0..steps as i64).map(|k| k * period).collect();
+        let lengths = times.iter().map(|t| period.min(duration - t)).collect();
+        Ok(Clock {
+            times,
+            lengths,
+            origin: load.start(),
+            duration,
+        })
+    }
+
+    /// Absolute load times of the evaluations.
+    pub fn absolute(&self) -> Vec<i64> {
+        self.times.iter().map(|t| t + self.origin).collect()
+    }
+}
+
+/// How the pool model feeds a metric.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Feed {
+    /// Per-pod samples: the demand spread over the ready pods (named container, if any).
+    PodShare { container: Option<String> },
+    /// One value: demand per ready pod (Object/External Value).
+    PerReadyPod { external: bool },
+    /// One value: the demand (Object/External AverageValue).
+    Total { external: bool },
+}
+
+/// One metric of a plan.
+#[derive(Clone, Debug)]
+pub struct MetricPlan {
+    /// Upstream's name of the metric (`cpu resource utilization (percentage of request)`).
+    pub name: String,
+    /// Short name for plots and columns (`cpu`, `queue_length`).
+    pub key: String,
+    /// The load column it reads.
+    pub column: usize,
+    /// The target in the unit of the HPA's current value (percent for utilization).
+    pub target: f64,
+    /// Unit of the current value: `%` or empty.
+    pub unit: &'static str,
+    /// Unit of the demand: `cores` for cpu, `bytes` for memory, else empty (the metric's).
+    pub demand_unit: &'static str,
+    feed: Feed,
+    /// One pod's demand at target, in milli-units: `capacity.0 / capacity.1`.
+    capacity: (i128, i128),
+}
+
+/// A checked HPA ready to simulate.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Label in tables and plots (the manifest's name).
+    pub label: String,
+    /// The manifest file.
+    pub path: String,
+    /// The metrics.
+    pub metrics: Vec<MetricPlan>,
+    container: String,
+    min: i32,
+    max: i32,
+}
+
+/// The name a load column may use for a metric: the resource or the metric's name.
+fn metric_key(spec: &MetricSpec<'_>) -> String {
+    match spec.type_ {
+        Some(MetricSourceType::Resource) => spec.resource.map(|r| r.name),
+        Some(MetricSourceType::ContainerResource) => spec.container_resource.map(|r| r.name),
+        Some(MetricSourceType::Pods) => spec.pods.map(|p| p.metric.name),
+        Some(MetricSourceType::Object) => spec.object.map(|o| o.metric.name),
+        Some(MetricSourceType::External) => spec.external.map(|e| e.metric.name),
+        None => None,
+    }
+    .unwrap_or("")
+    .to_owned()
+}
+
+/// The load column of metric `index`: the only column of a one-column load, else the column
+/// named `metrics[index]` or after the metric (see [`metric_key`]).
+fn column_for(
+    index: usize,
+    spec: &MetricSpec<'_>,
+    all: &[MetricSpec<'_>],
+    load: &Load,
+    manifest: &str,
+) -> Result<usize, String> {
+    if load.columns.len() == 1 {
+        return Ok(0);
+    }
+    let by_index = format!("metrics[{index}]");
+    if let Some(c) = load.columns.iter().position(|c| *c == by_index) {
+        return Ok(c);
+    }
+    let key = metric_key(spec);
+    let shared = all.iter().filter(|m| metric_key(m) == key).count() > 1;
+    match load.columns.iter().position(|c| *c == key) {
+        Some(c) if !shared => Ok(c),
+        Some(_) => Err(format!(
+            "{manifest}: spec.metrics[{index}] ({}) shares the name `{key}` with another metric: \
+             name its column in {} `{by_index}`",
+            MetricName(spec),
+            load.name
+        )),
+        None => Err(format!(
+            "{manifest}: {} has no column for spec.metrics[{index}] ({}): add a column named \
+             `{key}` or `{by_index}` (columns: {})",
+            load.name,
+            MetricName(spec),
+            load.columns.join(", ")
+        )),
+    }
+}
+
+/// Checks `manifest` against the load and the pool options, before anything runs.
+///
+/// # Errors
+///
+/// A message naming the manifest, the metric and what is missing.
+pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Result<Plan, String> {
+    let arena = Bump::new();
+    let spec = manifest.spec(&arena);
+    let hpa = Hpa::new(&spec, &opts.settings).map_err(|e| format!("{path}: {e}"))?;
+    let specs = hpa.metrics();
+    let mut container: Option<String> = None;
+    let mut metrics = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let column = column_for(i, spec, specs, load, path)?;
+        let name = MetricName(spec).to_string();
+        let source = spec.type_;
+        let fail = |what: &str| format!("{path}: spec.metrics[{i}] ({name}): {what}");
+        let (feed, capacity, target, unit) = match (source, explain::target(spec)) {
+            (_, Target::Invalid) | (None, _) => {
+                return Err(fail("has no usable target, the pool model cannot feed it"))
+            }
+            (Some(MetricSourceType::Resource | MetricSourceType::ContainerResource), t) => {
+                let resource = explain::resource_name(spec).unwrap_or("");
+                let named = spec.container_resource.map(|c| c.container.to_owned());
+                if let Some(c) = &named {
+                    match &container {
+                        Some(other) if other != c => {
+                            return Err(fail(&format!(
+                                "the pool model gives each pod one container, and another \
+                                 metric names container `{other}`, not `{c}`"
+                            )))
+                        }
+                        _ => container = Some(c.clone()),
+                    }
+                }
+                let feed = Feed::PodShare { container: named };
+                match t {
+                    Target::Utilization(percent) => {
+                        let request = opts
+                            .requests
+                            .iter()
+                            .find(|(r, _)| r == resource)
+                            .map(|(_, q)| q.milli_value())
+                            .ok_or_else(|| {
+                                fail(&format!(
+                                    "a Utilization target needs the pods' request: pass \
+                                     --pod-request {resource}=QUANTITY"
+                                ))
+                            })?;
+                        if request <= 0 {
+                            return Err(fail(&format!(
+                                "the pods' {resource} request must be positive"
+                            )));
+                        }
+                        (
+                            feed,
+                            (i128::from(request) * i128::from(percent), 100),
+                            f64::from(percent),
+                            "%",
+                        )
+                    }
+                    Target::AverageValue(v) => (feed, (i128::from(v), 1), v as f64 / 1000.0, ""),
+                    _ => return Err(fail("has no usable target")),
+                }
+            }
+            (Some(MetricSourceType::Pods), Target::AverageValue(v)) => (
+                Feed::PodShare { container: None },
+                (i128::from(v), 1),
+                v as f64 / 1000.0,
+                "",
+            ),
+            (Some(s @ (MetricSourceType::Object | MetricSourceType::External)), t) => {
+                let external = s == MetricSourceType::External;
+                match t {
+                    Target::Value(v) => (
+                        Feed::PerReadyPod { external },
+                        (i128::from(v), 1),
+                        v as f64 / 1000.0,
+                        "",
+                    ),
+                    Target::AverageValue(v) => (
+                        Feed::Total { external },
+                        (i128::from(v), 1),
+                        v as f64 / 1000.0,
+                        "",
+                    ),
+                    _ => return Err(fail("has no usable target")),
+                }
+            }
+            (Some(MetricSourceType::Pods), _) => return Err(fail("has no usable target")),
+        };
+        if capacity.0 <= 0 {
+            return Err(fail("its target must be positive for the pool model"));
+        }
+        let demand_unit = match explain::resource_name(spec) {
+            Some("cpu") => "cores",
+            Some("memory") => "bytes",
+            _ => "",
+        };
+        metrics.push(MetricPlan {
+            demand_unit,
+            name,
+            key: metric_key(spec),
+            column,
+            target,
+            unit,
+            feed,
+            capacity,
+        });
+    }
+    let label = if manifest.name.is_empty() {
+        path.to_owned()
+    } else {
+        manifest.name.clone()
+    };
+    Ok(Plan {
+        label,
+        path: path.to_owned(),
+        metrics,
+        container: container.unwrap_or_else(|| "app".to_owned()),
+        min: hpa.min_replicas(),
+        max: hpa.max_replicas(),
+    })
+}
+
+/// What one run produced.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The plan it ran.
+    pub plan: Plan,
+    /// Replicas at the start.
+    pub initial_replicas: i32,
+    /// Per step, after the decision was applied: the pods (spec replicas).
+    pub replicas: Vec<i32>,
+    /// Per step, after the decision was applied: the ready pods.
+    pub ready: Vec<i32>,
+    /// Per step: pods needed at target (the largest over the metrics).
+    pub needed: Vec<f64>,
+    /// `current[m][k]`: metric `m`'s current value as the HPA measured it at step `k`
+    /// (percent for utilization, units otherwise), `None` when it failed.
+    pub current: Vec<Vec<Option<f64>>>,
+    /// The events.
+    pub events: EventLog,
+    /// Explained steps: time and lines.
+    pub explanations: Vec<(i64, String, Vec<String>)>,
+    /// The summary.
+    pub summary: Summary,
+}
+
+/// The numbers of a run (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Run length, ms.
+    pub duration_ms: i64,
+    /// Evaluations.
+    pub steps: usize,
+    /// Σ pods x period, pod-milliseconds.
+    pub pod_ms: i128,
+    /// Most pods at once.
+    pub max_pods: i32,
+    /// Time above target, ms.
+    pub above_ms: i64,
+    /// Largest `ceil(needed) - ready`, and its time (ms).
+    pub peak_under: i64,
+    /// When the peak was first reached.
+    pub peak_under_at: i64,
+    /// Σ shortfall x period, pod-milliseconds.
+    pub under_pod_ms: i128,
+    /// Rescales up.
+    pub scale_ups: usize,
+    /// Rescales down.
+    pub scale_downs: usize,
+    /// Rescales opposite to the previous one.
+    pub reversals: usize,
+    /// Steps whose metrics failed (no decision).
+    pub failed_steps: usize,
+    /// Steps a full history ring influenced.
+    pub overflowed_steps: usize,
+}
+
+/// splitmix64: a small, fast, well-mixed generator; fixed seed, same sequence everywhere.
+struct Noise {
+    state: u64,
+    ppm: i64,
+}
+
+impl Noise {
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// `value x (1 + e)`, `e` uniform in `[-ppm, ppm]` parts per million, never negative.
+    fn apply(&mut self, value: i64) -> i64 {
+        if self.ppm == 0 {
+            return value;
+        }
+        let span = (2 * self.ppm + 1) as u64;
+        let e = (self.next() % span) as i64 - self.ppm;
+        let scaled = i128::from(value) * i128::from(1_000_000 + e) / 1_000_000;
+        i64::try_from(scaled.max(0)).unwrap_or(i64::MAX)
+    }
+}
+
+fn ceil_div(num: i128, den: i128) -> i128 {
+    if num <= 0 {
+        0
+    } else {
+        (num + den - 1) / den
+    }
+}
+
+/// Runs one plan. `demand[c]` is load column `c` at each evaluation; `tick` is called every
+/// few hundred steps with the number of steps done since the last call.
+///
+/// # Errors
+///
+/// A message when the engine refuses an input or the pool outgrows [`MAX_PODS`].
+pub fn run(
+    manifest: &Manifest,
+    plan: &Plan,
+    clock: &Clock,
+    demand: &[Vec<i64>],
+    opts: &Options,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Run, String> {
+    // Histories that cover the longest window and policy period at this sync period.
+    if opts.sync_period >= 15_000 {
+        run_with::<240, 120>(manifest, plan, clock, demand, opts, tick)
+    } else if opts.sync_period >= 1_000 {
+        run_with::<3600, 1800>(manifest, plan, clock, demand, opts, tick)
+    } else {
+        run_with::<36_000, 18_000>(manifest, plan, clock, demand, opts, tick)
+    }
+}
+
+fn run_with<const R: usize, const E: usize>(
+    manifest: &Manifest,
+    plan: &Plan,
+    clock: &Clock,
+    demand: &[Vec<i64>],
+    opts: &Options,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Run, String> {
+    let arena = Bump::new();
+    let spec = manifest.spec(&arena);
+    let settings = opts.settings;
+    let hpa = Hpa::new(&spec, &settings).map_err(|e| format!("{}: {e}", plan.path))?;
+    let metric_count = plan.metrics.len();
+    if metric_count > MAX_METRICS {
+        return Err(format!("{}: too many metrics", plan.path));
+    }
+    let steps = clock.times.len();
+
+    // The pod template: one container with every request.
+    let requests: Vec<ResourceRequest<'_>> = opts
+        .requests
+        .iter()
+        .map(|(resource, quantity)| ResourceRequest {
+            resource,
+            quantity: *quantity,
+        })
+        .collect();
+    let containers = [Container {
+        name: &plan.container,
+        kind: ContainerKind::Regular,
+        requests: &requests,
+    }];
+    let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
+        name: "pod",
+        phase,
+        ready,
+        start_time: Some(Instant(created)),
+        deleted: false,
+        containers: &containers,
+        requests: None,
+    };
+    let pending = |created: i64| {
+        template(
+            PodPhase::Pending,
+            Some(ReadyCondition {
+                status: ConditionStatus::False,
+                last_transition: Some(Instant(created)),
+            }),
+            created,
+        )
+    };
+    let ready_pod = |created: i64| {
+        template(
+            PodPhase::Running,
+            Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(created.saturating_add(opts.startup_delay))),
+            }),
+            created,
+        )
+    };
+
+    // Needed pods at each step (from the demand only).
+    let needed_at = |k: usize| -> (f64, i128) {
+        let mut most = 0.0f64;
+        let mut most_ceil = 0i128;
+        for m in &plan.metrics {
+            let d = i128::from(demand[m.column][k]);
+            let (num, den) = m.capacity;
+            most = most.max(d as f64 * den as f64 / num as f64);
+            most_ceil = most_ceil.max(ceil_div(d * den, num));
+        }
+        (most, most_ceil)
+    };
+
+    let initial = match opts.initial_replicas {
+        Some(n) => n,
+        None => {
+            let (_, need) = needed_at(0);
+            let floor = i128::from(plan.min.max(1));
+            i32::try_from(need.clamp(floor, i128::from(plan.max.max(1)))).unwrap_or(plan.max)
+        }
+    };
+    if initial > MAX_PODS {
+        return Err(format!(
+            "{}: {initial} initial replicas; the pool model holds at most {MAX_PODS} pods",
+            plan.path
+        ));
+    }
+
+    let mut pods: Vec<Pod<'_>> = Vec::new();
+    let mut created: Vec<i64> = Vec::new();
+    for _ in 0..initial {
+        pods.push(ready_pod(-INITIAL_AGE_MS));
+        created.push(-INITIAL_AGE_MS);
+    }
+    let mut ready = pods.len();
+    let mut autoscaler: Autoscaler<R, E> = Autoscaler::new();
+    let mut noise = Noise {
+        state: opts.seed,
+        ppm: opts.noise_ppm,
+    };
+
+    // Per-metric sample buffers (pod-based metrics without a named container) and container
+    // usage (ContainerResource metrics).
+    let mut buffers: Vec<Vec<Option<Sample<'static>>>> = vec![Vec::new(); metric_count];
+    let mut usage: Vec<Vec<[ContainerUsage<'_>; 1]>> = vec![Vec::new(); metric_count];
+
+    let mut out = Run {
+        plan: plan.clone(),
+        initial_replicas: initial,
+        replicas: Vec::with_capacity(steps),
+        ready: Vec::with_capacity(steps),
+        needed: Vec::with_capacity(steps),
+        current: vec![Vec::with_capacity(steps); metric_count],
+        events: EventLog::default(),
+        explanations: Vec::new(),
+        summary: Summary {
+            duration_ms: clock.duration,
+            steps,
+            ..Summary::default()
+        },
+    };
+    let mut last_direction: Option<bool> = None;
+    let mut pending_ticks = 0u64;
+
+    for (k, &now) in clock.times.iter().enumerate() {
+        while ready < pods.len() && created[ready].saturating_add(opts.startup_delay) <= now {
+            pods[ready] = ready_pod(created[ready]);
+            ready += 1;
+        }
+        let ready_i64 = ready as i64;
+
+        // Samples and values.
+        let mut scalars = [0i64; MAX_METRICS];
+        for (m, metric) in plan.metrics.iter().enumerate() {
+            let d = demand[metric.column][k];
+            match &metric.feed {
+                Feed::PodShare { container } => {
+                    let (share, rest) = if ready == 0 {
+                        (0, 0)
+                    } else {
+                        (d / ready_i64, d % ready_i64)
+                    };
+                    let value = |i: usize, noise: &mut Noise| {
+                        noise.apply(share + i64::from((i as i64) < rest))
+                    };
+                    match container {
+                        None => {
+                            let buf = &mut buffers[m];
+                            buf.clear();
+                            for i in 0..ready {
+                                buf.push(Some(Sample {
+                                    milli: value(i, &mut noise),
+                                    timestamp: Instant(now),
+                                    window: SAMPLE_WINDOW,
+                                    containers: &[],
+                                }));
+                            }
+                            buf.resize(pods.len(), None);
+                        }
+                        Some(name) => {
+                            let u = &mut usage[m];
+                            u.clear();
+                            for i in 0..ready {
+                                u.push([ContainerUsage {
+                                    name,
+                                    milli: value(i, &mut noise),
+                                }]);
+                            }
+                        }
+                    }
+                }
+                Feed::PerReadyPod { .. } => {
+                    let v = if ready == 0 { d } else { d / ready_i64 };
+                    scalars[m] = noise.apply(v);
+                }
+                Feed::Total { .. } => scalars[m] = noise.apply(d),
+            }
+        }
+        let container_samples: Vec<Vec<Option<Sample<'_>>>> = plan
+            .metrics
+            .iter()
+            .enumerate()
+            .map(|(m, metric)| match metric.feed {
+                Feed::PodShare { container: Some(_) } => {
+                    let mut v: Vec<Option<Sample<'_>>> = usage[m]
+                        .iter()
+                        .map(|u| {
+                            Some(Sample {
+                                milli: u[0].milli,
+                                timestamp: Instant(now),
+                                window: SAMPLE_WINDOW,
+                                containers: u,
+                            })
+                        })
+                        .collect();
+                    v.resize(pods.len(), None);
+                    v
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        let values: Vec<MetricValues<'_>> = plan
+            .metrics
+            .iter()
+            .enumerate()
+            .map(|(m, metric)| match &metric.feed {
+                Feed::PodShare { container: None } => MetricValues::Pods(PodSamples {
+                    per_pod: &buffers[m],
+                    orphans: &[],
+                }),
+                Feed::PodShare { container: Some(_) } => MetricValues::Pods(PodSamples {
+                    per_pod: &container_samples[m],
+                    orphans: &[],
+                }),
+                Feed::PerReadyPod { external: true } | Feed::Total { external: true } => {
+                    MetricValues::External(std::slice::from_ref(&scalars[m]))
+                }
+                Feed::PerReadyPod { external: false } | Feed::Total { external: false } => {
+                    MetricValues::Object(scalars[m])
+                }
+            })
+            .collect();
+        let replicas = i32::try_from(pods.len()).unwrap_or(i32::MAX);
+        let obs = Observation {
+            now: Instant(now),
+            replicas,
+            status_replicas: replicas,
+            pods: &pods,
+            metrics: &values,
+        };
+        let decision = autoscaler
+            .evaluate(&hpa, &settings, &obs)
+            .map_err(|e| format!("{} at {}: {e}", plan.path, explain::time(now)))?;
+
+        for (m, outcome) in decision.metrics.iter().enumerate() {
+            let value = match outcome {
+                MetricOutcome::Proposal(p) => match (p.average_utilization, p.value) {
+                    (Some(u), _) => Some(f64::from(u)),
+                    (None, Some(v)) => Some(v as f64 / 1000.0),
+                    (None, None) => p.average_value.map(|v| v as f64 / 1000.0),
+                },
+                MetricOutcome::Error(_) => None,
+            };
+            if let Some(series) = out.current.get_mut(m) {
+                series.push(value);
+            }
+        }
+        for series in out.current.iter_mut().skip(decision.metrics.len()) {
+            series.push(None);
+        }
+        out.events.add(k, now, explain::events(&decision, true));
+        let explain_this = match &opts.explain {
+            Explain::None => false,
+            Explain::All => true,
+            Explain::At(times) => times
+                .iter()
+                .any(|t| *t >= now && *t < now + clock.lengths[k].max(1)),
+        };
+        if explain_this {
+            out.explanations.push((
+                now,
+                explain::step_header(now, &decision),
+                explain::explain(&decision, &hpa, &settings),
+            ));
+        }
+        let summary = &mut out.summary;
+        if decision.limited_by == hpa::LimitedBy::InvalidMetrics {
+            summary.failed_steps += 1;
+        }
+        if decision.history_overflowed {
+            summary.overflowed_steps += 1;
+        }
+
+        // Apply.
+        if decision.rescale {
+            let target = decision.desired_replicas;
+            let up = target > decision.current_replicas;
+            if target > MAX_PODS {
+                return Err(format!(
+                    "{} at {}: the HPA asks for {target} pods; the pool model holds at most \
+                     {MAX_PODS}",
+                    plan.path,
+                    explain::time(now)
+                ));
+            }
+            drop(decision);
+            autoscaler.rescale_succeeded();
+            let target = usize::try_from(target.max(0)).unwrap_or(0);
+            if target > pods.len() {
+                while pods.len() < target {
+                    pods.push(pending(now));
+                    created.push(now);
+                }
+            } else {
+                pods.truncate(target);
+                created.truncate(target);
+                ready = ready.min(target);
+            }
+            if up {
+                summary.scale_ups += 1;
+            } else {
+                summary.scale_downs += 1;
+            }
+            if last_direction.is_some_and(|d| d != up) {
+                summary.reversals += 1;
+            }
+            last_direction = Some(up);
+        }
+
+        // Account for the period.
+        let length = clock.lengths[k];
+        let pods_now = i32::try_from(pods.len()).unwrap_or(i32::MAX);
+        let ready_now = i32::try_from(ready).unwrap_or(i32::MAX);
+        let (needed, needed_ceil) = needed_at(k);
+        let shortfall = (needed_ceil - i128::from(ready_now)).max(0);
+        let summary = &mut out.summary;
+        summary.pod_ms += i128::from(pods_now) * i128::from(length);
+        summary.max_pods = summary.max_pods.max(pods_now);
+        if shortfall > 0 {
+            summary.above_ms += length;
+            summary.under_pod_ms += shortfall * i128::from(length);
+            let shortfall = i64::try_from(shortfall).unwrap_or(i64::MAX);
+            if shortfall > summary.peak_under {
+                summary.peak_under = shortfall;
+                summary.peak_under_at = now;
+            }
+        }
+        out.replicas.push(pods_now);
+        out.ready.push(ready_now);
+        out.needed.push(needed);
+
+        pending_ticks += 1;
+        if pending_ticks == 512 {
+            tick(pending_ticks);
+            pending_ticks = 0;
+        }
+    }
+    tick(pending_ticks);
+    out.summary.max_pods = out.summary.max_pods.max(initial);
+    Ok(out)
+}
+
+/// Pod-milliseconds as pod-seconds (`1234`, `1234.5`).
+fn pod_seconds(pod_ms: i128) -> String {
+    let whole = pod_ms / 1000;
+    let frac = pod_ms % 1000;
+    let mut text = group(whole);
+    if frac != 0 {
+        let f = format!("{frac:03}");
+        text.push('.');
+        text.push_str(f.trim_end_matches('0'));
+    }
+    text
+}
+
+/// `1234567` as `1,234,567`.
+fn group(n: i128) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn percent(part: i64, whole: i64) -> String {
+    if whole <= 0 {
+        return "0 %".to_owned();
+    }
+    format!(
+        "{} %",
+        explain::decimal(part as f64 * 100.0 / whole as f64, 1)
+    )
+}
+
+/// The summary table of one or more runs, side by side.
+pub fn summary_table(runs: &[Run]) -> String {
+    let mut rows: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut row = |name: &'static str, f: &dyn Fn(&Run) -> String| {
+        rows.push((name, runs.iter().map(f).collect()));
+    };
+    row("manifest", &|r| r.plan.path.clone());
+    row("initial replicas", &|r| r.initial_replicas.to_string());
+    row("pod-seconds", &|r| {
+        let hours = r.summary.pod_ms as f64 / 3_600_000.0;
+        format!(
+            "{} ({} pod-hours)",
+            pod_seconds(r.summary.pod_ms),
+            explain::decimal(hours, 1)
+        )
+    });
+    row("mean pods", &|r| {
+        let d = r.summary.duration_ms.max(1);
+        explain::decimal(r.summary.pod_ms as f64 / d as f64, 2)
+    });
+    row("max pods", &|r| r.summary.max_pods.to_string());
+    row("time above target", &|r| {
+        format!(
+            "{} ({})",
+            explain::time(r.summary.above_ms),
+            percent(r.summary.above_ms, r.summary.duration_ms)
+        )
+    });
+    row("peak under-provisioning", &|r| {
+        if r.summary.peak_under == 0 {
+            "0 pods".to_owned()
+        } else {
+            format!(
+                "{} pods at {}",
+                r.summary.peak_under,
+                explain::time(r.summary.peak_under_at)
+            )
+        }
+    });
+    row("under-provisioned pod-seconds", &|r| {
+        pod_seconds(r.summary.under_pod_ms)
+    });
+    row("scale events", &|r| {
+        format!(
+            "{} ({} up, {} down)",
+            r.summary.scale_ups + r.summary.scale_downs,
+            r.summary.scale_ups,
+            r.summary.scale_downs
+        )
+    });
+    row("direction reversals", &|r| r.summary.reversals.to_string());
+    if runs.iter().any(|r| r.summary.failed_steps > 0) {
+        row("steps with failed metrics", &|r| {
+            r.summary.failed_steps.to_string()
+        });
+    }
+    if runs.iter().any(|r| r.summary.overflowed_steps > 0) {
+        row("steps held by a full history", &|r| {
+            r.summary.overflowed_steps.to_string()
+        });
+    }
+    let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..runs.len())
+        .map(|i| {
+            rows.iter()
+                .map(|(_, cells)| cells[i].len())
+                .chain(std::iter::once(runs[i].plan.label.len()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let mut line = format!("  {:name_width$}", "");
+    for (run, width) in runs.iter().zip(&widths) {
+        let _ = write!(line, "  {:width$}", run.plan.label);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    for (name, cells) in &rows {
+        let mut line = format!("  {name:name_width$}");
+        for (cell, width) in cells.iter().zip(&widths) {
+            let _ = write!(line, "  {cell:width$}");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formatting() {
+        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(group(123), "123");
+        assert_eq!(pod_seconds(1_234_500), "1,234.5");
+        assert_eq!(pod_seconds(15_000), "15");
+        assert_eq!(percent(1, 3), "33.3 %");
+    }
+
+    #[test]
+    fn noise_is_bounded_and_repeatable() {
+        let mut a = Noise {
+            state: 7,
+            ppm: 100_000,
+        };
+        let mut b = Noise {
+            state: 7,
+            ppm: 100_000,
+        };
+        for _ in 0..1000 {
+            let x = a.apply(1000);
+            assert_eq!(x, b.apply(1000));
+            assert!((900..=1100).contains(&x), "{x}");
+        }
+        let mut none = Noise { state: 7, ppm: 0 };
+        assert_eq!(none.apply(1234), 1234);
+    }
+}

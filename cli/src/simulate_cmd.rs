@@ -1,0 +1,693 @@
+//! The `hpa simulate`, `hpa validate` and human `hpa replay` commands: argument parsing,
+//! input checks, output. The model lives in [`crate::simulate`], the picture in
+//! [`crate::plot`], the explanations in [`crate::explain`].
+//!
+//! Every input (flags, manifests, load, plot path) is checked before the first evaluation;
+//! everything is computed before anything is written, and the plot is written to a temporary
+//! file renamed into place, so a failure leaves no half-written output.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bumpalo::Bump;
+use clap::{Args, ValueEnum};
+use hpa::conditions::{ConditionStatus, ConditionType, Reason};
+use hpa::settings::{Arithmetic, Settings};
+use hpa::time::Duration;
+use hpa::tolerance::Tolerance;
+use hpa::{Autoscaler, Hpa, Quantity};
+
+use crate::csv_load::{self, Load};
+use crate::explain::{self, EventLog};
+use crate::plot;
+use crate::simulate::{self, Clock, Explain, Options, Run};
+use crate::trace::{self, Manifest, Trace};
+
+/// Exit status for invalid input (as `hpa replay`).
+const EXIT_INVALID: u8 = 2;
+
+/// `--arithmetic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ArithmeticArg {
+    /// Reproduce upstream's float64 results bit for bit.
+    Kubernetes,
+    /// Exact rational arithmetic.
+    Exact,
+}
+
+/// `hpa simulate` arguments.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// The HPA: an autoscaling/v2 HorizontalPodAutoscaler manifest (YAML for .yaml/.yml,
+    /// else JSON).
+    #[arg(long = "hpa", value_name = "MANIFEST")]
+    pub hpa: PathBuf,
+    /// The load: a CSV time series `time,<demand column>...` (time in seconds).
+    #[arg(long, value_name = "LOAD.csv")]
+    pub load: PathBuf,
+    /// A second manifest run on the same load; the summaries are printed side by side.
+    #[arg(long, value_name = "OTHER_MANIFEST")]
+    pub compare: Option<PathBuf>,
+    /// Draw demand, pods and metrics against their targets into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The controller's sync period (`15s`, `1m`, `500ms`; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "15s")]
+    pub sync_period: String,
+    /// Time from a pod's creation to its readiness.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub startup_delay: String,
+    /// The controller's tolerance (--horizontal-pod-autoscaler-tolerance).
+    #[arg(long, value_name = "DECIMAL", default_value = "0.1")]
+    pub tolerance: String,
+    /// The legacy downscale window and the behavior default
+    /// (--horizontal-pod-autoscaler-downscale-stabilization).
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub downscale_stabilization: String,
+    /// CPU readiness rules (--horizontal-pod-autoscaler-cpu-initialization-period).
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub cpu_initialization_period: String,
+    /// CPU readiness rules (--horizontal-pod-autoscaler-initial-readiness-delay).
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub initial_readiness_delay: String,
+    /// Arithmetic of the engine.
+    #[arg(long, value_enum, default_value_t = ArithmeticArg::Kubernetes)]
+    pub arithmetic: ArithmeticArg,
+    /// Seed of the per-pod noise.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Per-sample noise: each sample is multiplied by 1 + e, e uniform in [-F, F].
+    #[arg(long, value_name = "F", default_value = "0")]
+    pub noise: String,
+    /// Replicas at the start (default: what the first demand needs, within min/max).
+    #[arg(long, value_name = "N")]
+    pub initial_replicas: Option<i32>,
+    /// A pod's request, for Utilization targets (repeatable; defaults cpu=1, memory=1Gi).
+    #[arg(long = "pod-request", value_name = "RESOURCE=QUANTITY")]
+    pub pod_request: Vec<String>,
+    /// Explain every step (long for long runs).
+    #[arg(long)]
+    pub explain: bool,
+    /// Explain the step at this time since the start (`1:30:00`, `90m`; repeatable).
+    #[arg(long = "explain-at", value_name = "TIME")]
+    pub explain_at: Vec<String>,
+    /// Print the summary only, without the events.
+    #[arg(long)]
+    pub no_events: bool,
+}
+
+/// A duration: `15`, `15s`, `1.5s`, `500ms`, `5m`, `1h30m`, `2d` (a bare number is seconds),
+/// or a clock time `H:MM:SS` / `MM:SS`, in milliseconds.
+///
+/// # Errors
+///
+/// A message naming the text.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let bad =
+        || format!("invalid duration {text:?}: expected e.g. 15s, 500ms, 5m, 1h30m or 1:30:00");
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if t.contains(':') {
+        let parts: Vec<&str> = t.split(':').collect();
+        if parts.len() > 3 {
+            return Err(bad());
+        }
+        let mut ms: i64 = 0;
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let value = if last {
+                parse_number_ms(part).ok_or_else(bad)?
+            } else {
+                part.parse::<i64>()
+                    .ok()
+                    .filter(|_| part.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(bad)?
+                    .checked_mul(1000)
+                    .ok_or_else(bad)?
+            };
+            ms = ms
+                .checked_mul(if i == 0 { 1 } else { 60 })
+                .ok_or_else(bad)?;
+            ms = ms.checked_add(value).ok_or_else(bad)?;
+        }
+        return Ok(ms);
+    }
+    if let Some(ms) = parse_number_ms(t) {
+        return Ok(ms);
+    }
+    let mut rest = t;
+    let mut total: i64 = 0;
+    while !rest.is_empty() {
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let (number, tail) = rest.split_at(number_len);
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        let factor = match unit {
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            _ => return Err(bad()),
+        };
+        let ms = parse_number_ms(number).ok_or_else(bad)?;
+        // `ms` is the number times 1000; scale by the unit in milliseconds.
+        let value = i128::from(ms) * i128::from(factor) / 1000;
+        if value * 1000 != i128::from(ms) * i128::from(factor) {
+            return Err(format!("{text:?} is not a whole number of milliseconds"));
+        }
+        total = total
+            .checked_add(i64::try_from(value).map_err(|_| bad())?)
+            .ok_or_else(bad)?;
+        rest = tail;
+    }
+    Ok(total)
+}
+
+/// A non-negative decimal number of seconds (at most 3 decimals) in milliseconds.
+fn parse_number_ms(text: &str) -> Option<i64> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    if (whole.is_empty() && frac.is_empty())
+        || frac.len() > 3
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac: i64 = format!("{frac:0<3}").parse().ok()?;
+    whole.checked_mul(1000)?.checked_add(frac)
+}
+
+/// A non-negative decimal (`0.1`, `0.05`, `1e-1`) as the exact `(mantissa, exp10)`.
+fn parse_decimal(text: &str) -> Option<(u64, i32)> {
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if (whole.is_empty() && frac.is_empty())
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let digits = format!("{whole}{frac}");
+    let digits = digits.trim_start_matches('0');
+    let m: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    let exp10 = exp.checked_sub(i32::try_from(frac.len()).ok()?)?;
+    Some((m, exp10))
+}
+
+/// Reads the flags into simulation options.
+fn options(args: &SimulateArgs) -> Result<Options, String> {
+    let flag = |name: &str, e: String| format!("--{name}: {e}");
+    let duration = |name: &str, text: &str| parse_duration(text).map_err(|e| flag(name, e));
+    let sync_period = duration("sync-period", &args.sync_period)?;
+    if sync_period <= 0 {
+        return Err("--sync-period: must be positive".to_owned());
+    }
+    let mut settings = Settings::DEFAULT;
+    let (mantissa, exp10) = parse_decimal(&args.tolerance).ok_or_else(|| {
+        format!(
+            "--tolerance: invalid number {:?}: expected a non-negative decimal such as 0.1",
+            args.tolerance
+        )
+    })?;
+    settings.tolerance = Tolerance::from_decimal(mantissa, exp10)
+        .ok_or_else(|| format!("--tolerance: {} is beyond float64's range", args.tolerance))?;
+    settings.downscale_stabilization_window = Duration::from_millis(duration(
+        "downscale-stabilization",
+        &args.downscale_stabilization,
+    )?);
+    settings.cpu_initialization_period = Duration::from_millis(duration(
+        "cpu-initialization-period",
+        &args.cpu_initialization_period,
+    )?);
+    settings.initial_readiness_delay = Duration::from_millis(duration(
+        "initial-readiness-delay",
+        &args.initial_readiness_delay,
+    )?);
+    settings.arithmetic = match args.arithmetic {
+        ArithmeticArg::Kubernetes => Arithmetic::Kubernetes,
+        ArithmeticArg::Exact => Arithmetic::Exact,
+    };
+    let noise: f64 = args
+        .noise
+        .parse()
+        .ok()
+        .filter(|n: &f64| (0.0..=1.0).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "--noise: expected a fraction between 0 and 1, got {:?}",
+                args.noise
+            )
+        })?;
+    let mut requests: Vec<(String, Quantity)> = vec![
+        ("cpu".to_owned(), Quantity::from_milli(1000)),
+        (
+            "memory".to_owned(),
+            Quantity::parse("1Gi").map_err(|e| e.to_string())?,
+        ),
+    ];
+    for text in &args.pod_request {
+        let (resource, quantity) = text
+            .split_once('=')
+            .ok_or_else(|| format!("--pod-request: expected RESOURCE=QUANTITY, got {text:?}"))?;
+        let q = Quantity::parse(quantity.trim())
+            .map_err(|e| format!("--pod-request {text}: invalid quantity: {e}"))?;
+        if q.signum() <= 0 {
+            return Err(format!(
+                "--pod-request {text}: the request must be positive"
+            ));
+        }
+        let resource = resource.trim().to_owned();
+        match requests.iter_mut().find(|(r, _)| *r == resource) {
+            Some(entry) => entry.1 = q,
+            None => requests.push((resource, q)),
+        }
+    }
+    if let Some(n) = args.initial_replicas {
+        if !(0..=simulate::MAX_PODS).contains(&n) {
+            return Err(format!(
+                "--initial-replicas: must be between 0 and {}",
+                simulate::MAX_PODS
+            ));
+        }
+    }
+    let explain = if args.explain {
+        Explain::All
+    } else if args.explain_at.is_empty() {
+        Explain::None
+    } else {
+        Explain::At(
+            args.explain_at
+                .iter()
+                .map(|t| duration("explain-at", t))
+                .collect::<Result<_, _>>()?,
+        )
+    };
+    Ok(Options {
+        settings,
+        sync_period,
+        startup_delay: duration("startup-delay", &args.startup_delay)?,
+        noise_ppm: (noise * 1_000_000.0).round() as i64,
+        seed: args.seed,
+        initial_replicas: args.initial_replicas,
+        requests,
+        explain,
+    })
+}
+
+/// Everything checked before the first evaluation.
+struct Inputs {
+    opts: Options,
+    manifests: Vec<(Manifest, simulate::Plan)>,
+    load: Load,
+}
+
+fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
+    let opts = options(args)?;
+    let mut paths = vec![args.hpa.clone()];
+    paths.extend(args.compare.clone());
+    let mut manifests = Vec::new();
+    for path in &paths {
+        let manifest = trace::load_manifest(path, &opts.settings)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        manifests.push((path.display().to_string(), manifest));
+    }
+    let load = csv_load::load(&args.load).map_err(|e| e.to_string())?;
+    if let Some(plot) = &args.plot {
+        let is_svg = plot
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        if !is_svg {
+            return Err(format!(
+                "--plot {}: the plot is an SVG file: name it *.svg",
+                plot.display()
+            ));
+        }
+        let parent = plot.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(dir) = parent {
+            if !dir.is_dir() {
+                return Err(format!(
+                    "--plot {}: the directory {} does not exist",
+                    plot.display(),
+                    dir.display()
+                ));
+            }
+        }
+    }
+    let mut planned = Vec::new();
+    for (path, manifest) in manifests {
+        let plan = simulate::plan(&manifest, &path, &load, &opts)?;
+        planned.push((manifest, plan));
+    }
+    if planned.len() == 2 && planned[0].1.label == planned[1].1.label {
+        for (_, plan) in &mut planned {
+            plan.label = plan.path.clone();
+        }
+    }
+    Ok(Inputs {
+        opts,
+        manifests: planned,
+        load,
+    })
+}
+
+fn settings_line(opts: &Options) -> String {
+    let s = &opts.settings;
+    let (m, e) = s.tolerance.decimal();
+    let tolerance = explain::decimal(m as f64 * 10f64.powi(e), 9);
+    let arithmetic = match s.arithmetic {
+        Arithmetic::Kubernetes => "kubernetes",
+        Arithmetic::Exact => "exact",
+    };
+    format!(
+        "controller: tolerance {tolerance}, downscale stabilization {}, cpu initialization {}, \
+         initial readiness delay {}, arithmetic {arithmetic}",
+        explain::seconds(s.downscale_stabilization_window.as_millis()),
+        explain::seconds(s.cpu_initialization_period.as_millis()),
+        explain::seconds(s.initial_readiness_delay.as_millis()),
+    )
+}
+
+fn pool_line(opts: &Options) -> String {
+    let requests: Vec<String> = opts
+        .requests
+        .iter()
+        .map(|(r, q)| format!("{r}={q}"))
+        .collect();
+    format!(
+        "pool: start-up delay {}, requests {}, noise {}, seed {}",
+        explain::seconds(opts.startup_delay),
+        requests.join(" "),
+        explain::decimal(opts.noise_ppm as f64 / 1_000_000.0, 6),
+        opts.seed
+    )
+}
+
+/// `hpa simulate`.
+pub fn simulate(args: &SimulateArgs) -> ExitCode {
+    let fail = |message: String, code: u8| {
+        eprintln!("hpa simulate: {message}");
+        ExitCode::from(code)
+    };
+    let Inputs {
+        opts,
+        manifests,
+        load,
+    } = match inputs(args) {
+        Ok(i) => i,
+        Err(e) => return fail(e, EXIT_INVALID),
+    };
+    let clock = match Clock::new(&load, opts.sync_period) {
+        Ok(c) => c,
+        Err(e) => return fail(e, EXIT_INVALID),
+    };
+    let absolute = clock.absolute();
+    let demand: Vec<Vec<i64>> = (0..load.columns.len())
+        .map(|c| load.resample(c, &absolute))
+        .collect();
+
+    let total = (clock.times.len() * manifests.len()) as u64;
+    let bar = if std::io::stderr().is_terminal() && total >= 20_000 {
+        let bar = indicatif::ProgressBar::new(total);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} simulating {pos}/{len} evaluations [{bar:30}] {eta} left",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let tick = |n: u64| bar.inc(n);
+    let results: Vec<Result<Run, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = manifests
+            .iter()
+            .map(|(manifest, plan)| {
+                let (clock, demand, opts, tick) = (&clock, &demand, &opts, &tick);
+                scope.spawn(move || simulate::run(manifest, plan, clock, demand, opts, tick))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("the simulation thread panicked".to_owned()))
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut runs = Vec::new();
+    for r in results {
+        match r {
+            Ok(run) => runs.push(run),
+            Err(e) => return fail(e, EXIT_INVALID),
+        }
+    }
+
+    // The text.
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hpa simulate: {} from {} to {} ({} evaluations every {})",
+        load.name,
+        explain::time(0),
+        explain::time(clock.duration),
+        clock.times.len(),
+        explain::seconds(opts.sync_period)
+    );
+    let _ = writeln!(out, "{}", pool_line(&opts));
+    let _ = writeln!(out, "{}", settings_line(&opts));
+    if !args.no_events {
+        for run in &runs {
+            let _ = writeln!(out, "\nEvents of {} ({}):", run.plan.label, run.plan.path);
+            render_events(&run.events, &mut out);
+        }
+    }
+    for run in runs.iter().filter(|r| !r.explanations.is_empty()) {
+        let _ = writeln!(out, "\nSteps of {} explained:", run.plan.label);
+        for (_, header, lines) in &run.explanations {
+            let _ = writeln!(out, "  {header}");
+            for line in lines {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    let _ = writeln!(out, "\nSummary:");
+    out.push_str(&simulate::summary_table(&runs));
+
+    // The plot, then the text: a failure leaves neither half-written.
+    if let Some(path) = &args.plot {
+        let subtitle = format!("{}; {}", pool_line(&opts), settings_line(&opts));
+        let svg = match plot::render(&runs, &clock, &load, &demand, &subtitle) {
+            Ok(svg) => svg,
+            Err(e) => return fail(e, 1),
+        };
+        if let Err(e) = write_atomically(path, svg.as_bytes()) {
+            return fail(format!("--plot {}: {e}", path.display()), 1);
+        }
+    }
+    print_all(&out)
+}
+
+fn render_events(log: &EventLog, out: &mut String) {
+    if log.is_empty() {
+        out.push_str("  (none)\n");
+    } else {
+        log.render(out, "  ");
+    }
+}
+
+/// Writes `bytes` to a temporary file next to `path`, then renames it into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn print_all(text: &str) -> ExitCode {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    if lock
+        .write_all(text.as_bytes())
+        .and_then(|()| lock.flush())
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// `hpa validate MANIFEST`: Kubernetes' validation messages with field paths; exit 1 on error.
+pub fn validate(path: &Path) -> ExitCode {
+    match trace::load_manifest(path, &Settings::DEFAULT) {
+        Ok(manifest) => {
+            let arena = Bump::new();
+            let spec = manifest.spec(&arena);
+            let count = spec.metrics.len().max(1);
+            let metrics = if count == 1 { "metric" } else { "metrics" };
+            let behavior = if spec.behavior.is_some() {
+                "with behavior"
+            } else {
+                "without behavior (legacy scaling rules)"
+            };
+            let default = if spec.metrics.is_empty() {
+                " (the default cpu 80 %)"
+            } else {
+                ""
+            };
+            print_all(&format!(
+                "{}: valid autoscaling/v2 HorizontalPodAutoscaler {:?}: {count} {metrics}{default}, \
+                 replicas {} to {}, {behavior}\n",
+                path.display(),
+                manifest.name,
+                spec.min_replicas.unwrap_or(1),
+                spec.max_replicas
+            ))
+        }
+        Err(e) => {
+            // `<field path>: <message>`, as the API server reports a field error.
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `hpa replay --events/--explain`: the human timeline of a trace instead of JSON lines.
+///
+/// # Errors
+///
+/// The engine refused a step (as the JSON replay reports it).
+pub fn replay_text(trace: &Trace, events: bool, explain_steps: bool) -> Result<String, String> {
+    let spec_arena = Bump::new();
+    let spec = trace.spec(&spec_arena);
+    let hpa = Hpa::new(&spec, &trace.settings).map_err(|e| format!("hpa.{e}"))?;
+    let mut autoscaler: Autoscaler = Autoscaler::new();
+    if trace.scaled_to_zero {
+        autoscaler.status_mut().conditions.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::True,
+            Reason::ScaledToZero,
+        );
+    }
+    let mut log = EventLog::default();
+    let mut steps = String::new();
+    let mut arena = Bump::new();
+    for i in 0..trace.steps() {
+        arena.reset();
+        let step = trace.step_view(i, &arena);
+        let decision = autoscaler
+            .evaluate(&hpa, &trace.settings, &step.observation)
+            .map_err(|e| format!("steps[{i}]: {e}"))?;
+        let at = step.observation.now.millis();
+        log.add(i, at, explain::events(&decision, step.applied));
+        if explain_steps {
+            let _ = writeln!(
+                steps,
+                "  steps[{i}] at {}",
+                explain::step_header(at, &decision)
+            );
+            for line in explain::explain(&decision, &hpa, &trace.settings) {
+                let _ = writeln!(steps, "    {line}");
+            }
+        }
+        if decision.rescale {
+            if step.applied {
+                autoscaler.rescale_succeeded();
+            } else {
+                autoscaler.rescale_failed();
+            }
+        }
+    }
+    let mut out = String::new();
+    if events {
+        out.push_str("Events:\n");
+        render_events(&log, &mut out);
+    }
+    if explain_steps {
+        if events {
+            out.push('\n');
+        }
+        out.push_str("Steps:\n");
+        out.push_str(&steps);
+    }
+    Ok(out)
+}
+
+/// Prints [`replay_text`], or the trace's error with exit status 2.
+pub fn replay_human(path: &Path, events: bool, explain_steps: bool) -> ExitCode {
+    let result = trace::load(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| replay_text(&t, events, explain_steps));
+    match result {
+        Ok(text) => print_all(&text),
+        Err(e) => {
+            eprintln!("hpa replay: {e}");
+            ExitCode::from(EXIT_INVALID)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("15"), Ok(15_000));
+        assert_eq!(parse_duration("15s"), Ok(15_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1500));
+        assert_eq!(parse_duration("500ms"), Ok(500));
+        assert_eq!(parse_duration("5m"), Ok(300_000));
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration("1:30:00"), Ok(5_400_000));
+        assert_eq!(parse_duration("2:30"), Ok(150_000));
+        assert_eq!(parse_duration("0.5m"), Ok(30_000));
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("-5s").is_err());
+        assert!(parse_duration("0.0001s").is_err());
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal("0.1"), Some((1, -1)));
+        assert_eq!(parse_decimal("0.05"), Some((5, -2)));
+        assert_eq!(parse_decimal("1e-1"), Some((1, -1)));
+        assert_eq!(parse_decimal("0"), Some((0, 0)));
+        assert_eq!(parse_decimal("-0.1"), None);
+        assert_eq!(parse_decimal("abc"), None);
+    }
+}

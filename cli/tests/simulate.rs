@@ -1,0 +1,649 @@
+//! `hpa simulate` end to end: the summary arithmetic on hand-checked loads, events and
+//! explanations, byte-identical output, clear errors for bad loads and manifests (exit 2,
+//! nothing on standard output, no plot file), the bundled examples and the README's
+//! comparison; and `hpa replay --events/--explain`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh directory for one test.
+fn dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("simulate")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a test file");
+    path
+}
+
+fn hpa(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hpa"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the hpa binary runs")
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "hpa failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+/// The summary table: row name to its cells (one per run).
+fn summary(text: &str) -> HashMap<String, Vec<String>> {
+    let table = text.split("\nSummary:\n").nth(1).expect("a summary");
+    table
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<String> = line
+                .trim()
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+                .collect();
+            (cells[0].clone(), cells[1..].to_vec())
+        })
+        .collect()
+}
+
+fn cell(table: &HashMap<String, Vec<String>>, row: &str) -> Vec<String> {
+    table
+        .get(row)
+        .unwrap_or_else(|| panic!("no row {row}"))
+        .clone()
+}
+
+/// 50 % of a 1-core request; scale-down window 0.
+const CPU_HPA: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: cpu50}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: app}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 0}
+";
+
+/// 1 core for a minute, then 3 cores for a minute.
+const CPU_LOAD: &str = "time,cpu\n0,1\n60,1\n60,3\n120,3\n";
+
+/// Hand check (15 s periods, 30 s start-up, 1-core requests, capacity at target 0.5 core):
+/// * 0-45 s: 1 core on 2 pods = 50 %: 2 pods for 4 periods = 120 pod-seconds.
+/// * 60 s: 3 cores on 2 pods = 150 %, ratio 3: 6 replicas (the default scale-up policy
+///   allows 2 + 4 pods); the 4 new pods are Pending. 6 pods needed, 2 ready: 4 short.
+/// * 75 s: still 2 ready pods: 4 short; the HPA counts the pending pods as idle, which puts
+///   the ratio back at 1: no change.
+/// * 90-105 s: the new pods are ready (the HPA still ignores their cpu for a sample window),
+///   0 short. 6 pods for 4 periods = 360 pod-seconds.
+///
+/// Total 480 pod-seconds over 120 s (mean 4), 30 s above target (25 %), peak shortfall 4 at
+/// 0:01:00, 2 x 15 s x 4 = 120 under-provisioned pod-seconds, one scale-up.
+#[test]
+fn summary_of_a_hand_checked_cpu_load() {
+    let d = dir("hand-cpu");
+    write(&d, "hpa.yaml", CPU_HPA);
+    write(&d, "load.csv", CPU_LOAD);
+    let text = stdout_of(&hpa(
+        &["simulate", "--hpa", "hpa.yaml", "--load", "load.csv"],
+        &d,
+    ));
+    let t = summary(&text);
+    assert_eq!(cell(&t, "initial replicas"), ["2"]);
+    assert_eq!(cell(&t, "pod-seconds"), ["480 (0.1 pod-hours)"]);
+    assert_eq!(cell(&t, "mean pods"), ["4"]);
+    assert_eq!(cell(&t, "max pods"), ["6"]);
+    assert_eq!(cell(&t, "time above target"), ["0:00:30 (25 %)"]);
+    assert_eq!(cell(&t, "peak under-provisioning"), ["4 pods at 0:01:00"]);
+    assert_eq!(cell(&t, "under-provisioned pod-seconds"), ["120"]);
+    assert_eq!(cell(&t, "scale events"), ["1 (1 up, 0 down)"]);
+    assert_eq!(cell(&t, "direction reversals"), ["0"]);
+    assert!(text
+        .starts_with("hpa simulate: load.csv from 0:00:00 to 0:02:00 (8 evaluations every 15s)\n"));
+    // The event, as `kubectl describe hpa` shows it.
+    assert!(text.contains(
+        "\n  0:01:00  Normal   SuccessfulRescale  New size: 6; reason: cpu resource utilization \
+         (percentage of request) above target\n"
+    ));
+}
+
+/// Hand check of a Pods metric (target 10 per pod, 15 s start-up): 10, then 40 from 30 s to
+/// 60 s, then 10 again.
+/// * 0, 15 s: 1 pod at 10: 15 + 15 pod-seconds.
+/// * 30 s: 1 pod at 40, ratio 4: up to 4 (3 pending): 3 short; 60 pod-seconds.
+/// * 45 s: 4 ready pods at 10: 60 pod-seconds.
+/// * 60 s: 4 pods at 2.5, ratio 0.25: down to 1 (window 0, 100 % per 15 s): a reversal.
+/// * 75 s: 1 pod at 10. 15 + 15 pod-seconds.
+#[test]
+fn summary_of_a_hand_checked_pods_load_with_a_reversal() {
+    let d = dir("hand-pods");
+    write(
+        &d,
+        "hpa.yaml",
+        &CPU_HPA.replace("name: cpu50", "name: rps10").replace(
+            "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}",
+            "    - type: Pods\n      pods: {metric: {name: rps}, target: {type: AverageValue, \
+             averageValue: \"10\"}}",
+        ),
+    );
+    write(
+        &d,
+        "load.csv",
+        "time,rps\n0,10\n30,10\n30,40\n60,40\n60,10\n90,10\n",
+    );
+    let args = [
+        "simulate",
+        "--hpa",
+        "hpa.yaml",
+        "--load",
+        "load.csv",
+        "--startup-delay",
+        "15s",
+    ];
+    let text = stdout_of(&hpa(&args, &d));
+    let t = summary(&text);
+    assert_eq!(cell(&t, "pod-seconds"), ["180 (0.1 pod-hours)"]);
+    assert_eq!(cell(&t, "mean pods"), ["2"]);
+    assert_eq!(cell(&t, "time above target"), ["0:00:15 (16.7 %)"]);
+    assert_eq!(cell(&t, "peak under-provisioning"), ["3 pods at 0:00:30"]);
+    assert_eq!(cell(&t, "under-provisioned pod-seconds"), ["45"]);
+    assert_eq!(cell(&t, "scale events"), ["2 (1 up, 1 down)"]);
+    assert_eq!(cell(&t, "direction reversals"), ["1"]);
+    assert!(text.contains("New size: 4; reason: pods metric rps above target"));
+    assert!(text.contains("New size: 1; reason: All metrics below target"));
+}
+
+#[test]
+fn explanations_show_every_stage() {
+    let d = dir("explain");
+    write(&d, "hpa.yaml", CPU_HPA);
+    write(&d, "load.csv", CPU_LOAD);
+    let args = [
+        "simulate",
+        "--hpa",
+        "hpa.yaml",
+        "--load",
+        "load.csv",
+        "--explain-at",
+        "1:00",
+        "--explain-at",
+        "75s",
+        "--no-events",
+    ];
+    let text = stdout_of(&hpa(&args, &d));
+    assert!(!text.contains("Events of"));
+    let expected = "\
+Steps of cpu50 explained:
+  0:01:00  2 -> 6 replicas
+    cpu resource utilization (percentage of request): 150% of request, average 1500m vs target 50%: ratio 3, tolerance band [0.9, 1.1] -> proposes 6
+    proposal: 6
+    stabilization: 2 clamped into [6, 6] -> 6 (lowest proposal over the last 0s, highest over the last 0s)
+    scale-up limit: at most 6 = Pods 4 per 15s from 2 replicas at the start of its period: policies[0], selectPolicy Max
+    replica range: [1, 10]
+    result: rescale 2 -> 6 (limited by nothing; ScalingLimited False/DesiredWithinRange)
+  0:01:15  6 replicas, no change
+    cpu resource utilization (percentage of request): 150% of request, average 1500m vs target 50%: ratio 3, tolerance band [0.9, 1.1]; with the unready and missing pods counted the ratio falls inside the band: keeps 6
+";
+    assert!(text.contains(expected), "{text}");
+    // Every step with --explain.
+    let all = stdout_of(&hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--explain",
+        ],
+        &d,
+    ));
+    assert_eq!(all.matches("\n    result: ").count(), 8);
+}
+
+#[test]
+fn same_inputs_give_byte_identical_output() {
+    let d = dir("identical");
+    let root = repo();
+    let run = |plot: &str| {
+        let plot = d.join(plot);
+        let out = hpa(
+            &[
+                "simulate",
+                "--hpa",
+                "examples/manifests/web.yaml",
+                "--compare",
+                "examples/manifests/web-tuned.yaml",
+                "--load",
+                "examples/loads/daily.csv",
+                "--noise",
+                "0.15",
+                "--seed",
+                "42",
+                "--explain-at",
+                "12:00:00",
+                "--plot",
+                plot.to_str().expect("UTF-8 path"),
+            ],
+            &root,
+        );
+        let text = stdout_of(&out);
+        (text, std::fs::read(&plot).expect("the plot was written"))
+    };
+    let (text_a, svg_a) = run("a.svg");
+    let (text_b, svg_b) = run("b.svg");
+    assert_eq!(text_a, text_b);
+    assert!(svg_a == svg_b, "the two plots differ");
+    let svg = String::from_utf8(svg_a).expect("UTF-8 SVG");
+    assert!(svg.starts_with("<svg"));
+    for label in [
+        "Demand (the load)",
+        "web desired replicas",
+        "web-tuned ready pods",
+        "pods needed at target",
+        "web target 70%",
+    ] {
+        assert!(svg.contains(label), "the plot lacks {label:?}");
+    }
+    // Another seed gives another run.
+    let other = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "examples/manifests/web.yaml",
+            "--load",
+            "examples/loads/daily.csv",
+            "--noise",
+            "0.15",
+            "--seed",
+            "43",
+        ],
+        &root,
+    );
+    assert_ne!(stdout_of(&other), text_a);
+}
+
+/// Runs `hpa simulate` expecting exit status 2 with `expected` on standard error, nothing on
+/// standard output and no plot file.
+fn rejected(d: &Path, args: &[&str], expected: &str) {
+    let plot = d.join("never.svg");
+    let mut all: Vec<&str> = vec!["simulate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--plot", "never.svg"]);
+    let out = hpa(&all, d);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("hpa simulate: {expected}\n")
+    );
+    assert!(!plot.exists(), "a plot was written");
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .expect("list")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files were left");
+}
+
+#[test]
+fn load_errors_name_the_line_and_column() {
+    let d = dir("load-errors");
+    write(&d, "hpa.yaml", CPU_HPA);
+    let cases = [
+        ("time,cpu\n0,1\n15,abc\n30,1\n", "load.csv:3: column `cpu`: invalid quantity \"abc\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ("time,cpu\n0,1\n15\n", "load.csv:3: expected 2 fields (time,cpu), found 1"),
+        ("# comment\ntime,cpu\n30,1\n15,1\n", "load.csv:4: time 15 is earlier than the previous row's 30: rows must be in time order"),
+        ("time,cpu\n0,1\n15,-2\n", "load.csv:3: column `cpu`: demand must not be negative, got -2"),
+        ("seconds,cpu\n0,1\n", "load.csv:1: the header's first column must be `time` (seconds), found `seconds`"),
+        ("time,cpu\n0,1\n", "load.csv: needs at least two rows with different times (the run lasts from the first row's time to the last row's)"),
+        ("time,cpu\n0.0001,1\n", "load.csv:2: column `time`: invalid time \"0.0001\": at most 3 fractional digits (milliseconds)"),
+    ];
+    for (text, expected) in cases {
+        write(&d, "load.csv", text);
+        rejected(&d, &["--hpa", "hpa.yaml", "--load", "load.csv"], expected);
+    }
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "missing.csv"],
+        "missing.csv: cannot read the file: No such file or directory (os error 2)",
+    );
+}
+
+#[test]
+fn manifest_and_flag_errors_are_reported_before_anything_runs() {
+    let d = dir("manifest-errors");
+    write(&d, "load.csv", CPU_LOAD);
+    write(
+        &d,
+        "bad.yaml",
+        &CPU_HPA.replace("minReplicas: 1", "minReplicas: 20"),
+    );
+    rejected(
+        &d,
+        &["--hpa", "bad.yaml", "--load", "load.csv"],
+        "bad.yaml: spec.maxReplicas: Invalid value: 10: must be greater than or equal to `minReplicas`",
+    );
+    write(
+        &d,
+        "typo.yaml",
+        &CPU_HPA.replace("maxReplicas", "maxReplica"),
+    );
+    rejected(
+        &d,
+        &["--hpa", "typo.yaml", "--load", "load.csv"],
+        "typo.yaml: spec.maxReplica: unknown field `maxReplica`, expected one of `scaleTargetRef`, \
+         `minReplicas`, `maxReplicas`, `metrics`, `behavior`, `syncPeriodSeconds` at line 7 column 3",
+    );
+    write(&d, "hpa.yaml", CPU_HPA);
+    // The comparison manifest is checked as strictly.
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--compare", "bad.yaml", "--load", "load.csv"],
+        "bad.yaml: spec.maxReplicas: Invalid value: 10: must be greater than or equal to `minReplicas`",
+    );
+    // A load without a column for a metric.
+    write(&d, "two.csv", "time,memory,rps\n0,1,1\n60,1,1\n");
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "two.csv"],
+        "hpa.yaml: two.csv has no column for spec.metrics[0] (cpu resource utilization \
+         (percentage of request)): add a column named `cpu` or `metrics[0]` (columns: memory, rps)",
+    );
+    // A Utilization target on a resource without a request.
+    write(
+        &d,
+        "storage.yaml",
+        &CPU_HPA.replace("name: cpu, target", "name: ephemeral-storage, target"),
+    );
+    rejected(
+        &d,
+        &["--hpa", "storage.yaml", "--load", "load.csv"],
+        "storage.yaml: spec.metrics[0] (ephemeral-storage resource utilization (percentage of \
+         request)): a Utilization target needs the pods' request: pass --pod-request \
+         ephemeral-storage=QUANTITY",
+    );
+    rejected(
+        &d,
+        &[
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--sync-period",
+            "15x",
+        ],
+        "--sync-period: invalid duration \"15x\": expected e.g. 15s, 500ms, 5m, 1h30m or 1:30:00",
+    );
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "load.csv", "--noise", "2"],
+        "--noise: expected a fraction between 0 and 1, got \"2\"",
+    );
+    // The plot must be an SVG file in an existing directory.
+    let out = hpa(
+        &[
+            "simulate", "--hpa", "hpa.yaml", "--load", "load.csv", "--plot", "p.png",
+        ],
+        &d,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(!d.join("p.png").exists());
+    let out = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--plot",
+            "no/dir/p.svg",
+        ],
+        &d,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hpa simulate: --plot no/dir/p.svg: the directory no/dir does not exist\n"
+    );
+}
+
+#[test]
+fn bundled_examples_run() {
+    let root = repo();
+    let cases: [(&str, &[&str]); 5] = [
+        ("daily.csv", &["web.yaml", "web-tuned.yaml"]),
+        ("daily.csv", &["web-rps.yaml"]),
+        ("spike.csv", &["web.yaml", "web-tuned.yaml"]),
+        ("ramp.csv", &["web.yaml", "web-tuned.yaml"]),
+        ("queue.csv", &["queue.yaml"]),
+    ];
+    for (load, manifests) in cases {
+        let load = format!("examples/loads/{load}");
+        let first = format!("examples/manifests/{}", manifests[0]);
+        let mut args = vec!["simulate", "--hpa", &first, "--load", &load];
+        let second = manifests.get(1).map(|m| format!("examples/manifests/{m}"));
+        if let Some(second) = &second {
+            args.extend_from_slice(&["--compare", second]);
+        }
+        let text = stdout_of(&hpa(&args, &root));
+        let t = summary(&text);
+        assert_eq!(cell(&t, "manifest").len(), manifests.len(), "{load}");
+    }
+    // The queue scales to zero between batches and back from zero.
+    let text = stdout_of(&hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "examples/manifests/queue.yaml",
+            "--load",
+            "examples/loads/queue.csv",
+        ],
+        &root,
+    ));
+    assert!(text.contains("New size: 0; reason: All metrics below target"));
+    assert!(text.contains(
+        "  0:05:00  Normal   SuccessfulRescale  New size: 4; reason: external metric \
+         queue_length(<nil>) above target\n"
+    ));
+    // With two metrics, the request rate sometimes wins.
+    let text = stdout_of(&hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "examples/manifests/web-rps.yaml",
+            "--load",
+            "examples/loads/daily.csv",
+        ],
+        &root,
+    ));
+    assert!(text.contains("reason: pods metric http_requests_per_second above target"));
+}
+
+#[test]
+fn object_and_container_metrics_follow_the_pool() {
+    let d = dir("object");
+    // Object Value: the value is the demand per ready pod; 40 at a target of 10 needs 4 pods.
+    write(
+        &d,
+        "object.yaml",
+        &CPU_HPA.replace(
+            "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}",
+            "    - type: Object\n      object:\n        describedObject: {apiVersion: \
+             networking.k8s.io/v1, kind: Ingress, name: main}\n        metric: {name: \
+             backlog}\n        target: {type: Value, value: \"10\"}",
+        ),
+    );
+    write(&d, "load.csv", "time,backlog\n0,10\n30,10\n30,40\n300,40\n");
+    let text = stdout_of(&hpa(
+        &["simulate", "--hpa", "object.yaml", "--load", "load.csv"],
+        &d,
+    ));
+    assert!(
+        text.contains("New size: 4; reason: Ingress metric backlog above target"),
+        "{text}"
+    );
+    assert_eq!(cell(&summary(&text), "max pods"), ["4"]);
+    // ContainerResource: the pool's one container is named after the metric's.
+    write(
+        &d,
+        "container.yaml",
+        &CPU_HPA.replace(
+            "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}",
+            "    - type: ContainerResource\n      containerResource: {name: cpu, container: \
+             server, target: {type: Utilization, averageUtilization: 50}}",
+        ),
+    );
+    write(&d, "cpu.csv", CPU_LOAD);
+    let text = stdout_of(&hpa(
+        &["simulate", "--hpa", "container.yaml", "--load", "cpu.csv"],
+        &d,
+    ));
+    assert!(text.contains(
+        "New size: 6; reason: cpu container resource utilization (percentage of request) above target"
+    ));
+}
+
+/// The README's comparison (its command, output and committed picture) is what the tool
+/// prints and draws today.
+#[test]
+fn readme_comparison_is_current() {
+    let root = repo();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let block = |name: &str| -> String {
+        let begin = format!("<!-- BEGIN {name} -->\n");
+        let end = format!("<!-- END {name} -->");
+        let start = readme.find(&begin).unwrap_or_else(|| panic!("{begin}")) + begin.len();
+        let stop = readme[start..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("{end}"))
+            + start;
+        let inner = &readme[start..stop];
+        let inner = inner
+            .trim_end()
+            .strip_suffix("```")
+            .expect("a fenced block");
+        inner.split_once('\n').expect("a fence line").1.to_owned()
+    };
+    let words = |command: &str| -> Vec<String> {
+        command
+            .split_whitespace()
+            .filter(|w| *w != "\\")
+            .skip_while(|w| *w != "--")
+            .skip(1)
+            .map(str::to_owned)
+            .collect()
+    };
+    // The explanation example is an excerpt of its command's output.
+    let explain_args = words(&block("simulate-explain-command"));
+    let explain_args: Vec<&str> = explain_args.iter().map(String::as_str).collect();
+    let explained = stdout_of(&hpa(&explain_args, &root));
+    assert!(
+        explained.contains(&block("simulate-explain-output")),
+        "the README's explanation example is out of date:\n{explained}"
+    );
+    let command = words(&block("simulate-compare-command"));
+    let args: Vec<&str> = command.iter().map(String::as_str).collect();
+    let d = dir("readme");
+    let plot = d.join("compare.svg");
+    let committed_plot = args
+        .iter()
+        .skip_while(|a| **a != "--plot")
+        .nth(1)
+        .expect("the README command draws a plot")
+        .to_string();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if *a == committed_plot {
+                plot.to_string_lossy().into_owned()
+            } else {
+                (*a).to_owned()
+            }
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = stdout_of(&hpa(&args, &root));
+    assert_eq!(text, block("simulate-compare-output"));
+    let fresh = std::fs::read(&plot).expect("plot");
+    let committed = std::fs::read(root.join(&committed_plot)).expect("the committed plot");
+    assert!(
+        fresh == committed,
+        "{committed_plot} is out of date: rerun the README command"
+    );
+}
+
+#[test]
+fn replay_prints_events_and_explanations_on_request() {
+    let root = repo();
+    let out = hpa(
+        &["replay", "--events", "examples/traces/cpu-scale-up.json"],
+        &root,
+    );
+    assert_eq!(
+        stdout_of(&out),
+        "Events:\n  At       Type     Reason             Message\n  --       ----     \
+         ------             -------\n  0:00:00  Normal   SuccessfulRescale  New size: 5; reason: \
+         cpu resource utilization (percentage of request) above target\n"
+    );
+    let text = stdout_of(&hpa(
+        &["replay", "--explain", "examples/traces/queue-external.json"],
+        &root,
+    ));
+    assert!(
+        text.starts_with("Steps:\n  steps[0] at 0:00:00  3 -> 16 replicas\n"),
+        "{text}"
+    );
+    assert!(text.contains(
+        "    scale-up limit: at most 23 = Pods 20 per 15s from 3 replicas at the start of its \
+         period: policies[0], selectPolicy Max\n"
+    ));
+    assert!(text.contains(
+        "    no decision, desiredReplicas stays 16: invalid metrics (1 invalid out of 1)"
+    ));
+    // A failed fetch is a warning event; --digest still prints the digest alone.
+    let events = stdout_of(&hpa(
+        &["replay", "--events", "examples/traces/queue-external.json"],
+        &root,
+    ));
+    assert!(events.contains("  0:00:30  Warning  FailedComputeMetricsReplicas  invalid metrics"));
+    let out = hpa(
+        &[
+            "replay",
+            "--events",
+            "--digest",
+            "examples/traces/cpu-scale-up.json",
+        ],
+        &root,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

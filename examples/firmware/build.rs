@@ -1,0 +1,1107 @@
+//! Converts the bundled traces and the replica calculator conformance cases into the
+//! firmware's compact binary form (see `src/decode.rs` for the layout), at build time.
+//!
+//! Traces are read with the host's own loader (`hpa_cli::trace`, the code `hpa replay` runs),
+//! and the engine views it builds (`HpaSpec`, `Settings`, `Observation`) are what is encoded,
+//! field by field, so the firmware evaluates exactly the inputs the host evaluates. The
+//! conformance cases (`tests/conformance/replica_calc.json`) are mapped onto the engine's
+//! inputs as `tests/conformance.rs` maps them. Expected results come from the vectors
+//! (upstream's tests); for an expected error, whose message text the firmware does not render
+//! (no `core::fmt` on the target), the expectation is the error kind whose host rendering
+//! contains upstream's message.
+//!
+//! Outputs in `OUT_DIR`: `strings.bin` (every string once), `traces.bin`, `cases.bin` and
+//! `capacity.rs` (the largest counts the decoder must hold, so its buffers are just big
+//! enough).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use bumpalo::Bump;
+use hpa::arith::Tolerances;
+use hpa::calculator::CalcContext;
+use hpa::digest::error_kind;
+use hpa::input::{
+    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
+    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
+};
+use hpa::metrics::{evaluate_metric, MetricOutcome};
+use hpa::pods::pod_request;
+use hpa::quantity::{Format, Quantity};
+use hpa::settings::{Arithmetic, Settings};
+use hpa::spec::{
+    CrossVersionObjectReference, HpaSpec, MetricIdentifier, MetricSourceType, MetricSpec,
+    MetricTarget, MetricTargetType, PolicyType, ScalingRules, SelectPolicy,
+};
+use hpa::time::{Duration, Instant};
+use hpa::tolerance::Tolerance;
+use serde_json::{Map, Value};
+
+type R<T> = Result<T, String>;
+
+// ---------------------------------------------------------------------------------------------
+// Encoder
+
+/// Interned strings: every distinct string is stored once in `strings.bin`.
+#[derive(Default)]
+struct Strings {
+    bytes: Vec<u8>,
+    index: HashMap<String, (usize, usize)>,
+}
+
+impl Strings {
+    fn add(&mut self, s: &str) -> (usize, usize) {
+        if let Some(&r) = self.index.get(s) {
+            return r;
+        }
+        let r = (self.bytes.len(), s.len());
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.index.insert(s.to_string(), r);
+        r
+    }
+}
+
+/// The largest counts the decoder must hold at once.
+#[derive(Default)]
+struct Capacity {
+    values: BTreeMap<&'static str, usize>,
+}
+
+impl Capacity {
+    fn at_least(&mut self, what: &'static str, n: usize) {
+        let e = self.values.entry(what).or_insert(1);
+        *e = (*e).max(n).max(1);
+    }
+}
+
+#[derive(Default)]
+struct Out {
+    buf: Vec<u8>,
+}
+
+impl Out {
+    fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+    fn flag(&mut self, v: bool) {
+        self.u8(u8::from(v));
+    }
+    fn uv(&mut self, mut v: u128) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.u8(b);
+                return;
+            }
+            self.u8(b | 0x80);
+        }
+    }
+    fn sv(&mut self, v: i128) {
+        self.uv(((v << 1) ^ (v >> 127)) as u128);
+    }
+    fn usize(&mut self, v: usize) {
+        self.uv(v as u128);
+    }
+    fn str(&mut self, strings: &mut Strings, s: &str) {
+        let (off, len) = strings.add(s);
+        self.usize(off);
+        self.usize(len);
+    }
+    fn opt_str(&mut self, strings: &mut Strings, s: Option<&str>) {
+        self.flag(s.is_some());
+        if let Some(s) = s {
+            self.str(strings, s);
+        }
+    }
+    fn opt_sv(&mut self, v: Option<i128>) {
+        self.flag(v.is_some());
+        if let Some(v) = v {
+            self.sv(v);
+        }
+    }
+    fn quantity(&mut self, q: &Quantity) {
+        let (m, e, f) = q.parts();
+        self.sv(m);
+        self.sv(i128::from(e));
+        self.u8(match f {
+            Format::DecimalExponent => 0,
+            Format::BinarySI => 1,
+            Format::DecimalSI => 2,
+        });
+    }
+    fn opt_quantity(&mut self, q: Option<&Quantity>) {
+        self.flag(q.is_some());
+        if let Some(q) = q {
+            self.quantity(q);
+        }
+    }
+    fn tolerance(&mut self, t: &Tolerance) {
+        let (m, e) = t.decimal();
+        self.uv(u128::from(m));
+        self.sv(i128::from(e));
+    }
+    fn duration(&mut self, d: Duration) {
+        self.sv(i128::from(d.as_millis()));
+    }
+}
+
+struct Enc<'s> {
+    strings: &'s mut Strings,
+    cap: &'s mut Capacity,
+}
+
+impl Enc<'_> {
+    fn settings(&mut self, o: &mut Out, s: &Settings) {
+        o.tolerance(&s.tolerance);
+        o.duration(s.downscale_stabilization_window);
+        o.duration(s.cpu_initialization_period);
+        o.duration(s.initial_readiness_delay);
+        o.flag(s.scale_to_zero);
+        o.flag(s.configurable_tolerance);
+        o.u8(match s.arithmetic {
+            Arithmetic::Kubernetes => 0,
+            Arithmetic::Exact => 1,
+        });
+        o.sv(i128::from(s.legacy_scale_up_factor));
+        o.sv(i128::from(s.legacy_scale_up_minimum));
+    }
+
+    fn object_ref(&mut self, o: &mut Out, r: &CrossVersionObjectReference<'_>) {
+        o.str(self.strings, r.kind);
+        o.str(self.strings, r.name);
+        o.str(self.strings, r.api_version);
+    }
+
+    fn identifier(&mut self, o: &mut Out, m: &MetricIdentifier<'_>) {
+        o.str(self.strings, m.name);
+        o.opt_str(self.strings, m.selector);
+        o.flag(m.selector_invalid);
+    }
+
+    fn target(&mut self, o: &mut Out, t: &MetricTarget) {
+        o.u8(match t.type_ {
+            None => 0,
+            Some(MetricTargetType::Utilization) => 1,
+            Some(MetricTargetType::Value) => 2,
+            Some(MetricTargetType::AverageValue) => 3,
+        });
+        o.opt_quantity(t.value.as_ref());
+        o.opt_quantity(t.average_value.as_ref());
+        o.opt_sv(t.average_utilization.map(i128::from));
+    }
+
+    fn metric_spec(&mut self, o: &mut Out, m: &MetricSpec<'_>) {
+        o.u8(match m.type_ {
+            None => 0,
+            Some(MetricSourceType::Object) => 1,
+            Some(MetricSourceType::Pods) => 2,
+            Some(MetricSourceType::Resource) => 3,
+            Some(MetricSourceType::ContainerResource) => 4,
+            Some(MetricSourceType::External) => 5,
+        });
+        o.flag(m.object.is_some());
+        if let Some(x) = &m.object {
+            self.object_ref(o, &x.described_object);
+            self.identifier(o, &x.metric);
+            self.target(o, &x.target);
+        }
+        o.flag(m.pods.is_some());
+        if let Some(x) = &m.pods {
+            self.identifier(o, &x.metric);
+            self.target(o, &x.target);
+        }
+        o.flag(m.resource.is_some());
+        if let Some(x) = &m.resource {
+            o.str(self.strings, x.name);
+            self.target(o, &x.target);
+        }
+        o.flag(m.container_resource.is_some());
+        if let Some(x) = &m.container_resource {
+            o.str(self.strings, x.name);
+            o.str(self.strings, x.container);
+            self.target(o, &x.target);
+        }
+        o.flag(m.external.is_some());
+        if let Some(x) = &m.external {
+            self.identifier(o, &x.metric);
+            self.target(o, &x.target);
+        }
+    }
+
+    fn rules(&mut self, o: &mut Out, r: Option<&ScalingRules<'_>>) {
+        o.flag(r.is_some());
+        let Some(r) = r else { return };
+        o.opt_sv(r.stabilization_window_seconds.map(i128::from));
+        o.u8(match r.select_policy {
+            None => 0,
+            Some(SelectPolicy::Max) => 1,
+            Some(SelectPolicy::Min) => 2,
+            Some(SelectPolicy::Disabled) => 3,
+        });
+        o.flag(r.policies.is_some());
+        if let Some(ps) = r.policies {
+            self.cap.at_least("POLICIES", ps.len());
+            o.usize(ps.len());
+            for p in ps {
+                o.u8(match p.type_ {
+                    PolicyType::Pods => 0,
+                    PolicyType::Percent => 1,
+                });
+                o.sv(i128::from(p.value));
+                o.sv(i128::from(p.period_seconds));
+            }
+        }
+        o.opt_quantity(r.tolerance.as_ref());
+    }
+
+    fn spec(&mut self, o: &mut Out, s: &HpaSpec<'_>) {
+        o.opt_sv(s.min_replicas.map(i128::from));
+        o.sv(i128::from(s.max_replicas));
+        self.cap.at_least("METRICS", s.metrics.len());
+        o.usize(s.metrics.len());
+        for m in s.metrics {
+            self.metric_spec(o, m);
+        }
+        o.flag(s.behavior.is_some());
+        if let Some(b) = &s.behavior {
+            self.rules(o, b.scale_up.as_ref());
+            self.rules(o, b.scale_down.as_ref());
+        }
+        o.flag(s.scale_target_ref.is_some());
+        if let Some(r) = &s.scale_target_ref {
+            self.object_ref(o, r);
+        }
+    }
+
+    fn request(&mut self, o: &mut Out, r: &ResourceRequest<'_>) {
+        o.str(self.strings, r.resource);
+        o.quantity(&r.quantity);
+    }
+
+    fn sample_head(&mut self, o: &mut Out, s: &Sample<'_>) {
+        o.sv(i128::from(s.milli));
+        o.sv(i128::from(s.timestamp.0));
+        o.duration(s.window);
+        o.usize(s.containers.len());
+    }
+
+    /// Pods and metric values of one observation, in the pool order the decoder reads
+    /// (`src/decode.rs`, "Observation").
+    fn pods_and_values(&mut self, o: &mut Out, pods: &[Pod<'_>], metrics: &[MetricValues<'_>]) {
+        // Pool R: every container's requests (pod order), then the pod-level requests.
+        let container_requests: Vec<&ResourceRequest<'_>> = pods
+            .iter()
+            .flat_map(|p| p.containers.iter().flat_map(|c| c.requests.iter()))
+            .collect();
+        let pod_requests: Vec<&ResourceRequest<'_>> = pods
+            .iter()
+            .flat_map(|p| p.requests.unwrap_or(&[]).iter())
+            .collect();
+        let n_requests = container_requests.len() + pod_requests.len();
+        self.cap.at_least("REQUESTS", n_requests);
+        o.usize(n_requests);
+        for r in container_requests.iter().chain(pod_requests.iter()) {
+            self.request(o, r);
+        }
+        // Samples in pool order: per metric, the per-pod samples present, then the orphans.
+        let mut samples: Vec<&Sample<'_>> = Vec::new();
+        let mut external: Vec<i64> = Vec::new();
+        for m in metrics {
+            match m {
+                MetricValues::Pods(s) => {
+                    samples.extend(s.per_pod.iter().flatten());
+                    samples.extend(s.orphans.iter());
+                }
+                MetricValues::External(vs) => external.extend_from_slice(vs),
+                MetricValues::Object(_) | MetricValues::Error(_) => {}
+            }
+        }
+        // Pool U: container usages of every sample.
+        let usages: Vec<&ContainerUsage<'_>> =
+            samples.iter().flat_map(|s| s.containers.iter()).collect();
+        self.cap.at_least("USAGES", usages.len());
+        o.usize(usages.len());
+        for u in usages {
+            o.str(self.strings, u.name);
+            o.sv(i128::from(u.milli));
+        }
+        // Pool X: external values.
+        self.cap.at_least("EXTERNAL", external.len());
+        o.usize(external.len());
+        for v in &external {
+            o.sv(i128::from(*v));
+        }
+        // Pool C: containers.
+        let containers: Vec<&Container<'_>> =
+            pods.iter().flat_map(|p| p.containers.iter()).collect();
+        self.cap.at_least("CONTAINERS", containers.len());
+        o.usize(containers.len());
+        for c in containers {
+            o.str(self.strings, c.name);
+            o.u8(match c.kind {
+                ContainerKind::Regular => 0,
+                ContainerKind::RestartableInit => 1,
+                ContainerKind::Init => 2,
+            });
+            o.usize(c.requests.len());
+        }
+        // Pods.
+        self.cap.at_least("PODS", pods.len());
+        o.usize(pods.len());
+        for p in pods {
+            self.pod(o, p);
+        }
+        // Pool S: samples.
+        self.cap.at_least("SAMPLES", samples.len());
+        o.usize(samples.len());
+        for s in &samples {
+            self.sample_head(o, s);
+        }
+        // Metric values.
+        let mut slots = 0;
+        self.cap.at_least("METRICS", metrics.len());
+        o.usize(metrics.len());
+        for m in metrics {
+            match m {
+                MetricValues::Pods(s) => {
+                    o.u8(0);
+                    o.usize(s.per_pod.len());
+                    slots += s.per_pod.len();
+                    for slot in s.per_pod {
+                        o.flag(slot.is_some());
+                    }
+                    o.usize(s.orphans.len());
+                }
+                MetricValues::Object(v) => {
+                    o.u8(1);
+                    o.sv(i128::from(*v));
+                }
+                MetricValues::External(vs) => {
+                    o.u8(2);
+                    o.usize(vs.len());
+                }
+                MetricValues::Error(msg) => {
+                    o.u8(3);
+                    o.str(self.strings, msg);
+                }
+            }
+        }
+        self.cap.at_least("SLOTS", slots);
+    }
+
+    fn pod(&mut self, o: &mut Out, p: &Pod<'_>) {
+        o.str(self.strings, p.name);
+        o.u8(phase_code(p.phase));
+        o.flag(p.ready.is_some());
+        if let Some(r) = &p.ready {
+            o.u8(status_code(r.status));
+            o.opt_sv(r.last_transition.map(|t| i128::from(t.0)));
+        }
+        o.opt_sv(p.start_time.map(|t| i128::from(t.0)));
+        o.flag(p.deleted);
+        o.usize(p.containers.len());
+        o.flag(p.requests.is_some());
+        if let Some(r) = p.requests {
+            o.usize(r.len());
+        }
+    }
+}
+
+fn phase_code(p: PodPhase) -> u8 {
+    match p {
+        PodPhase::Pending => 0,
+        PodPhase::Running => 1,
+        PodPhase::Succeeded => 2,
+        PodPhase::Failed => 3,
+        PodPhase::Unknown => 4,
+    }
+}
+
+fn status_code(s: ConditionStatus) -> u8 {
+    match s {
+        ConditionStatus::True => 0,
+        ConditionStatus::False => 1,
+        ConditionStatus::Unknown => 2,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traces
+
+fn encode_traces(dir: &Path, enc: &mut Enc<'_>) -> R<Vec<u8>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "json" | "yaml" | "yml"))
+        })
+        .collect();
+    // Byte order of the file names: `.ci/run` lists the host's digests in the same order.
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    let mut o = Out::default();
+    o.usize(files.len());
+    for path in &files {
+        let trace = hpa_cli::trace::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("{}: no file stem", path.display()))?;
+        o.str(enc.strings, name);
+        o.flag(trace.scaled_to_zero);
+        enc.settings(&mut o, &trace.settings);
+        let arena = Bump::new();
+        let spec = trace.spec(&arena);
+        enc.spec(&mut o, &spec);
+        o.usize(trace.steps());
+        for i in 0..trace.steps() {
+            let step_arena = Bump::new();
+            let step = trace.step_view(i, &step_arena);
+            let obs = &step.observation;
+            o.sv(i128::from(obs.now.0));
+            o.sv(i128::from(obs.replicas));
+            o.sv(i128::from(obs.status_replicas));
+            o.flag(step.applied);
+            enc.pods_and_values(&mut o, obs.pods, obs.metrics);
+        }
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    Ok(o.buf)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conformance cases (replica_calc.json), mapped as tests/conformance.rs maps them.
+
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+fn get<'v>(v: &'v Value, key: &str) -> R<&'v Value> {
+    v.get(key).ok_or_else(|| format!("missing field `{key}`"))
+}
+
+fn int_value(x: &Value, what: &str) -> R<i64> {
+    x.as_i64()
+        .ok_or_else(|| format!("`{what}` is not an exact integer: {x}"))
+}
+
+fn int(v: &Value, key: &str) -> R<i64> {
+    int_value(get(v, key)?, key)
+}
+
+fn opt_int(v: &Value, key: &str) -> R<Option<i64>> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => int_value(x, key).map(Some),
+    }
+}
+
+fn int32(v: &Value, key: &str) -> R<i32> {
+    i32::try_from(int(v, key)?).map_err(|_| format!("`{key}` does not fit an int32"))
+}
+
+fn opt_int32(v: &Value, key: &str) -> R<Option<i32>> {
+    opt_int(v, key)?
+        .map(|x| i32::try_from(x).map_err(|_| format!("`{key}` does not fit an int32")))
+        .transpose()
+}
+
+fn text(v: &'static Value, key: &str) -> R<&'static str> {
+    get(v, key)?
+        .as_str()
+        .ok_or_else(|| format!("`{key}` is not a string"))
+}
+
+fn opt_text(v: &'static Value, key: &str) -> R<Option<&'static str>> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => x
+            .as_str()
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` is not a string")),
+    }
+}
+
+fn list(v: &'static Value, key: &str) -> R<&'static [Value]> {
+    get(v, key)?
+        .as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| format!("`{key}` is not a list"))
+}
+
+fn obj(v: &'static Value, key: &str) -> R<&'static Map<String, Value>> {
+    get(v, key)?
+        .as_object()
+        .ok_or_else(|| format!("`{key}` is not an object"))
+}
+
+fn opt_obj(v: &'static Value, key: &str) -> R<Option<&'static Map<String, Value>>> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => x
+            .as_object()
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` is not an object")),
+    }
+}
+
+/// A JSON number as an exact decimal `mantissa × 10^exp`, from its text.
+fn decimal(x: &Value, what: &str) -> R<(i128, i32)> {
+    if !x.is_number() {
+        return Err(format!("`{what}` is not a number: {x}"));
+    }
+    let s = x.to_string();
+    let bad = || format!("`{what}` = {s} is not a plain decimal");
+    let (num, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().map_err(|_| bad())?),
+        None => (s.as_str(), 0),
+    };
+    let (neg, num) = match num.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, num),
+    };
+    let (int_part, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = format!("{int_part}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let mut mantissa: i128 = digits.parse().map_err(|_| bad())?;
+    let mut exp = exp - i32::try_from(frac.len()).map_err(|_| bad())?;
+    while mantissa != 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        exp += 1;
+    }
+    if mantissa == 0 {
+        exp = 0;
+    }
+    Ok((if neg { -mantissa } else { mantissa }, exp))
+}
+
+fn tolerance(x: &Value, what: &str) -> R<Tolerance> {
+    let (m, e) = decimal(x, what)?;
+    let m = u64::try_from(m).map_err(|_| format!("`{what}` is negative"))?;
+    Tolerance::from_decimal(m, e).ok_or_else(|| format!("`{what}` is out of range"))
+}
+
+fn at(s: i64) -> Instant {
+    Instant(s.saturating_mul(1000))
+}
+
+fn phase(p: Option<&str>) -> R<PodPhase> {
+    Ok(match p {
+        Some("Running") => PodPhase::Running,
+        Some("Pending") => PodPhase::Pending,
+        Some("Succeeded") => PodPhase::Succeeded,
+        Some("Failed") => PodPhase::Failed,
+        Some("Unknown") | Some("") | None => PodPhase::Unknown,
+        Some(other) => return Err(format!("unknown pod phase {other:?}")),
+    })
+}
+
+fn condition_status(v: &Value) -> R<ConditionStatus> {
+    match v {
+        Value::Bool(true) => Ok(ConditionStatus::True),
+        Value::Bool(false) => Ok(ConditionStatus::False),
+        Value::String(s) => match s.as_str() {
+            "True" => Ok(ConditionStatus::True),
+            "False" => Ok(ConditionStatus::False),
+            "Unknown" => Ok(ConditionStatus::Unknown),
+            other => Err(format!("unknown condition status {other:?}")),
+        },
+        other => Err(format!("unknown condition status {other}")),
+    }
+}
+
+fn selector_text(sel: Option<&'static Value>) -> R<Option<&'static str>> {
+    let Some(sel) = sel.filter(|s| !s.is_null()) else {
+        return Ok(None);
+    };
+    let mut labels = String::new();
+    if let Some(m) = sel.get("matchLabels").or_else(|| sel.get("match_labels")) {
+        let m = m.as_object().ok_or("matchLabels is not an object")?;
+        let mut pairs: Vec<(&String, &Value)> = m.iter().collect();
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in pairs {
+            let _ = write!(labels, "{k}: {},", v.as_str().unwrap_or_default());
+        }
+    }
+    Ok(Some(Box::leak(format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{}},}}"
+    ).into_boxed_str())))
+}
+
+fn fixed_containers(
+    requests: &'static Map<String, Value>,
+    resource: &'static str,
+) -> R<&'static [Container<'static>]> {
+    let mut names: Vec<&'static str> = vec!["container1", "container2"];
+    for k in requests.keys() {
+        if !names.contains(&k.as_str()) {
+            names.push(k.as_str());
+        }
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let reqs: &'static [ResourceRequest<'static>] = match requests.get(name) {
+            Some(v) => leak(vec![ResourceRequest {
+                resource,
+                quantity: Quantity::from_milli(int_value(v, name)?),
+            }]),
+            None => &[],
+        };
+        out.push(Container {
+            name,
+            kind: ContainerKind::Regular,
+            requests: reqs,
+        });
+    }
+    Ok(leak(out))
+}
+
+fn usages(m: &'static Map<String, Value>) -> R<&'static [ContainerUsage<'static>]> {
+    let mut out = Vec::new();
+    for (k, v) in m {
+        out.push(ContainerUsage {
+            name: k.as_str(),
+            milli: int_value(v, k)?,
+        });
+    }
+    Ok(leak(out))
+}
+
+fn calc_metric_spec(m: &'static Value) -> R<&'static MetricSpec<'static>> {
+    let source = text(m, "source")?;
+    let name = text(m, "name")?;
+    let t = get(m, "target")?;
+    let target = match text(t, "type")? {
+        "Utilization" => MetricTarget::utilization(int32(t, "utilization_percent")?),
+        "AverageValue" => MetricTarget::average_value(Quantity::from_milli(int(t, "value_milli")?)),
+        "Value" => MetricTarget::value(Quantity::from_milli(int(t, "value_milli")?)),
+        other => return Err(format!("unknown target type {other:?}")),
+    };
+    let ident = MetricIdentifier {
+        name,
+        selector: selector_text(m.get("selector"))?,
+        selector_invalid: false,
+    };
+    let spec = match source {
+        "Resource" => MetricSpec::resource(name, target),
+        "ContainerResource" => MetricSpec::container_resource(name, text(m, "container")?, target),
+        "Pods" => MetricSpec::pods(ident, target),
+        "Object" => {
+            let d = get(m, "described_object")?;
+            MetricSpec::object(
+                CrossVersionObjectReference {
+                    kind: text(d, "kind")?,
+                    name: text(d, "name")?,
+                    api_version: text(d, "api_version")?,
+                },
+                ident,
+                target,
+            )
+        }
+        "External" => MetricSpec::external(ident, target),
+        other => return Err(format!("unknown metric source {other:?}")),
+    };
+    Ok(Box::leak(Box::new(spec)))
+}
+
+fn calc_sample(p: &'static Value, source: &str) -> R<Option<Sample<'static>>> {
+    let containers = match opt_obj(p, "container_metrics_milli")? {
+        Some(m) => usages(m)?,
+        None => &[],
+    };
+    let milli = opt_int(p, "metric_milli")?;
+    let present = match source {
+        "ContainerResource" => !containers.is_empty(),
+        _ => milli.is_some(),
+    };
+    if !present {
+        return Ok(None);
+    }
+    Ok(Some(Sample {
+        milli: milli.unwrap_or_else(|| containers.iter().map(|c| c.milli).sum()),
+        timestamp: at(int(p, "metric_timestamp_s")?),
+        window: Duration::from_secs(int(p, "metric_window_s")?),
+        containers,
+    }))
+}
+
+/// The expectation byte for an error: the kind of the host's error when its text contains
+/// upstream's message, else 0xFF (never produced: the case fails on the target too).
+const NO_KIND: u8 = 0xFF;
+
+/// Case kind 0: one metric through `evaluate_metric` (`cases`).
+fn encode_calc_case(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
+    let m = get(c, "metric")?;
+    let source = text(m, "source")?;
+    let spec = calc_metric_spec(m)?;
+    let resource: &'static str = match source {
+        "Resource" | "ContainerResource" => text(m, "name")?,
+        _ => "cpu",
+    };
+    let current = int32(c, "current_replicas")?;
+    let now = at(int(c, "now")?);
+    let mut pods = Vec::new();
+    let mut per_pod = Vec::new();
+    for p in list(c, "pods")? {
+        pods.push(Pod {
+            name: text(p, "name")?,
+            phase: phase(opt_text(p, "phase")?)?,
+            ready: Some(ReadyCondition {
+                status: condition_status(get(p, "ready")?)?,
+                last_transition: opt_int(p, "ready_transition_time_s")?.map(at),
+            }),
+            start_time: opt_int(p, "start_time_s")?.map(at),
+            deleted: get(p, "deleted")?
+                .as_bool()
+                .ok_or("`deleted` is not a boolean")?,
+            containers: fixed_containers(obj(p, "requests_milli")?, resource)?,
+            requests: None,
+        });
+        per_pod.push(calc_sample(p, source)?);
+    }
+    let mut orphans = Vec::new();
+    for e in list(c, "extra_pod_metrics")? {
+        if let Some(s) = calc_sample(e, source)? {
+            orphans.push(s);
+        }
+    }
+    let values = match source {
+        "Object" => MetricValues::Object(int(c, "object_value_milli")?),
+        "External" => {
+            let mut vs = Vec::new();
+            for v in list(c, "external_values_milli")? {
+                vs.push(int_value(v, "external_values_milli")?);
+            }
+            MetricValues::External(leak(vs))
+        }
+        _ => MetricValues::Pods(PodSamples {
+            per_pod: leak(per_pod),
+            orphans: leak(orphans),
+        }),
+    };
+    let values: &'static [MetricValues<'static>] = leak(vec![values]);
+    let pods = leak(pods);
+    let settings = Settings {
+        tolerance: match c.get("tolerance") {
+            Some(t) if !t.is_null() => tolerance(t, "tolerance")?,
+            _ => Tolerance::DEFAULT,
+        },
+        cpu_initialization_period: Duration::from_secs(int(c, "cpu_initialization_period_s")?),
+        initial_readiness_delay: Duration::from_secs(int(c, "initial_readiness_delay_s")?),
+        ..Settings::DEFAULT
+    };
+    let tols = get(c, "tolerances")?;
+    let tolerances = Tolerances {
+        down: tolerance(get(tols, "scale_down")?, "tolerances.scale_down")?,
+        up: tolerance(get(tols, "scale_up")?, "tolerances.scale_up")?,
+    };
+
+    o.u8(0);
+    enc.settings(o, &settings);
+    o.tolerance(&tolerances.down);
+    o.tolerance(&tolerances.up);
+    o.sv(i128::from(current));
+    o.sv(i128::from(now.0));
+    enc.metric_spec(o, spec);
+    enc.pods_and_values(o, pods, values);
+
+    // Expectation.
+    let e = get(c, "expect")?;
+    match opt_text(e, "error")? {
+        Some(sub) => {
+            let obs = Observation {
+                now,
+                replicas: current,
+                status_replicas: current,
+                pods,
+                metrics: values,
+            };
+            let ctx = CalcContext {
+                obs: &obs,
+                settings: &settings,
+                tolerances,
+                current,
+            };
+            let kind = match evaluate_metric(&ctx, spec, &values[0]) {
+                MetricOutcome::Error(err) if err.to_string().contains(sub) => error_kind(&err),
+                _ => NO_KIND,
+            };
+            o.u8(1);
+            o.u8(kind);
+        }
+        None => {
+            o.u8(0);
+            o.opt_sv(opt_int32(e, "replicas")?.map(i128::from));
+            o.opt_sv(opt_int32(e, "utilization_percent")?.map(i128::from));
+            let kind = text(e, "raw_value_kind")?;
+            o.flag(kind == "object_value_milli" || kind.starts_with("sum("));
+            o.opt_sv(opt_int(e, "raw_value_milli")?.map(i128::from));
+        }
+    }
+    Ok(())
+}
+
+/// Case kind 1: `group_pods` (aux_cases).
+fn encode_group_pods(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
+    let resource = text(c, "resource")?;
+    let metrics = obj(c, "metrics")?;
+    let e = get(c, "expect")?;
+    let names = |key: &str| -> R<Vec<&'static str>> {
+        let mut v = Vec::new();
+        for n in list(e, key)? {
+            v.push(n.as_str().ok_or("pod name is not a string")?);
+        }
+        Ok(v)
+    };
+    let (unready, missing, ignored) = (
+        names("unready_pods")?,
+        names("missing_pods")?,
+        names("ignored_pods")?,
+    );
+    let pods = list(c, "pods")?;
+    o.u8(1);
+    o.flag(resource == "cpu");
+    o.duration(Duration::from_secs(int(c, "cpu_initialization_period_s")?));
+    o.duration(Duration::from_secs(int(c, "initial_readiness_delay_s")?));
+    o.sv(i128::from(at(int(c, "now")?).0));
+    o.sv(i128::from(int(e, "ready_pod_count")?));
+    enc.cap.at_least("PODS", pods.len());
+    o.usize(pods.len());
+    let mut listed = 0;
+    for p in pods {
+        let name = text(p, "name")?;
+        let ready = match p.get("ready_condition") {
+            None | Some(Value::Null) => None,
+            Some(rc) => Some(ReadyCondition {
+                status: condition_status(get(rc, "status")?)?,
+                last_transition: opt_int(rc, "last_transition_time_s")?.map(at),
+            }),
+        };
+        let pod = Pod {
+            name,
+            phase: phase(opt_text(p, "phase")?)?,
+            ready,
+            start_time: opt_int(p, "start_time_s")?.map(at),
+            deleted: p.get("deletion_timestamp_s").is_some_and(|v| !v.is_null()),
+            containers: &[],
+            requests: None,
+        };
+        enc.pod(o, &pod);
+        match metrics.get(name) {
+            Some(s) => {
+                o.u8(1);
+                o.sv(i128::from(int(s, "value_milli")?));
+                o.sv(i128::from(at(int(s, "timestamp_s")?).0));
+                o.duration(Duration::from_secs(int(s, "window_s")?));
+            }
+            None => o.u8(0),
+        }
+        // Expected group: 0 ready, 1 unready, 2 missing, 3 ignored.
+        let group = if unready.contains(&name) {
+            1
+        } else if missing.contains(&name) {
+            2
+        } else if ignored.contains(&name) {
+            3
+        } else {
+            0
+        };
+        listed += usize::from(group != 0);
+        o.u8(group);
+    }
+    // Every listed name must be one of the pods (otherwise the case cannot pass).
+    o.flag(listed == unready.len() + missing.len() + ignored.len());
+    Ok(())
+}
+
+/// Case kind 2: `calculate_requests` (aux_cases).
+fn encode_calculate_requests(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
+    let resource = text(c, "resource")?;
+    let pod_level_gate = get(c, "pod_level_resources_feature_enabled")?
+        .as_bool()
+        .ok_or("gate is not a boolean")?;
+    let container = Some(text(c, "container")?).filter(|s| !s.is_empty());
+    let request_list = |m: &'static Map<String, Value>| -> R<&'static [ResourceRequest<'static>]> {
+        let mut out = Vec::new();
+        for (k, v) in m {
+            out.push(ResourceRequest {
+                resource: k.as_str(),
+                quantity: Quantity::from_milli(int_value(v, k)?),
+            });
+        }
+        Ok(leak(out))
+    };
+    let mut pods = Vec::new();
+    for p in list(c, "pods")? {
+        let mut containers = Vec::new();
+        for ct in list(p, "containers")? {
+            containers.push(Container {
+                name: text(ct, "name")?,
+                kind: ContainerKind::Regular,
+                requests: request_list(obj(ct, "requests_milli")?)?,
+            });
+        }
+        for ct in list(p, "init_containers")? {
+            let kind = match opt_text(ct, "restart_policy")? {
+                Some("Always") => ContainerKind::RestartableInit,
+                _ => ContainerKind::Init,
+            };
+            containers.push(Container {
+                name: text(ct, "name")?,
+                kind,
+                requests: request_list(obj(ct, "requests_milli")?)?,
+            });
+        }
+        let requests = match (pod_level_gate, opt_obj(p, "pod_level_requests_milli")?) {
+            (true, Some(m)) => Some(request_list(m)?),
+            _ => None,
+        };
+        pods.push(Pod {
+            name: text(p, "name")?,
+            phase: PodPhase::Running,
+            ready: None,
+            start_time: None,
+            deleted: false,
+            containers: leak(containers),
+            requests,
+        });
+    }
+    o.u8(2);
+    o.str(enc.strings, resource);
+    o.opt_str(enc.strings, container);
+    enc.pods_and_values(o, &pods, &[]);
+    let e = get(c, "expect")?;
+    match opt_text(e, "error")? {
+        Some(want) => {
+            // Upstream stops at the first error; the host's must render upstream's text.
+            let mut kind = NO_KIND;
+            for pod in &pods {
+                if let Err(err) = pod_request(pod, container, resource) {
+                    if err.to_string().contains(want) {
+                        kind = request_kind(&err);
+                    }
+                    break;
+                }
+            }
+            o.u8(1);
+            o.u8(kind);
+        }
+        None => {
+            let want = obj(e, "requests_milli")?;
+            o.u8(0);
+            let names_match =
+                want.len() == pods.len() && pods.iter().all(|p| want.contains_key(p.name));
+            o.flag(names_match);
+            for p in &pods {
+                o.opt_sv(want.get(p.name).and_then(Value::as_i64).map(i128::from));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The digest's kind code of a request error (its `Calc(Request(..))` code).
+fn request_kind(e: &hpa::pods::RequestError<'_>) -> u8 {
+    use hpa::pods::RequestError;
+    match e {
+        RequestError::MissingRequest { .. } => 32,
+        RequestError::ContainerNotFound { .. } => 33,
+        RequestError::MissingPodLevelRequest { .. } => 34,
+    }
+}
+
+fn encode_cases(path: &Path, enc: &mut Enc<'_>) -> R<(Vec<u8>, usize)> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let root: &'static Value = Box::leak(Box::new(
+        serde_json::from_str(&text).map_err(|e| e.to_string())?,
+    ));
+    let mut o = Out::default();
+    let cases = list(root, "cases")?;
+    let aux = list(root, "aux_cases")?;
+    o.usize(cases.len() + aux.len());
+    for c in cases.iter().chain(aux) {
+        o.str(enc.strings, text_of(c, "name"));
+    }
+    for c in cases {
+        encode_calc_case(&mut o, enc, c).map_err(|e| format!("case {}: {e}", c["name"]))?;
+    }
+    for c in aux {
+        let r = match text_of(c, "kind") {
+            "group_pods" => encode_group_pods(&mut o, enc, c),
+            "calculate_requests" => encode_calculate_requests(&mut o, enc, c),
+            other => Err(format!("unknown aux case kind {other:?}")),
+        };
+        r.map_err(|e| format!("aux case {}: {e}", c["name"]))?;
+    }
+    Ok((o.buf, cases.len() + aux.len()))
+}
+
+fn text_of<'v>(v: &'v Value, key: &str) -> &'v str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("hpa-firmware build script: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> R<()> {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
+    let root = manifest.join("../..");
+
+    // The linker script for cortex-m-rt.
+    std::fs::copy(manifest.join("memory.x"), out.join("memory.x")).map_err(|e| e.to_string())?;
+    println!("cargo:rustc-link-search={}", out.display());
+    println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rerun-if-changed=build.rs");
+
+    let traces_dir = root.join("examples/traces");
+    let cases_path = root.join("tests/conformance/replica_calc.json");
+    println!("cargo:rerun-if-changed={}", traces_dir.display());
+    println!("cargo:rerun-if-changed={}", cases_path.display());
+
+    let mut strings = Strings::default();
+    let mut cap = Capacity::default();
+    let mut enc = Enc {
+        strings: &mut strings,
+        cap: &mut cap,
+    };
+    let traces = encode_traces(&traces_dir, &mut enc)?;
+    let (cases, n_cases) = encode_cases(&cases_path, &mut enc)?;
+
+    let write = |name: &str, bytes: &[u8]| {
+        std::fs::write(out.join(name), bytes).map_err(|e| format!("{name}: {e}"))
+    };
+    write("strings.bin", &strings.bytes)?;
+    write("traces.bin", &traces)?;
+    write("cases.bin", &cases)?;
+    let mut rs = String::from("// Generated by build.rs: the largest counts the decoder holds.\n");
+    for k in [
+        "POLICIES",
+        "METRICS",
+        "REQUESTS",
+        "USAGES",
+        "EXTERNAL",
+        "CONTAINERS",
+        "PODS",
+        "SAMPLES",
+        "SLOTS",
+    ] {
+        let v = cap.values.get(k).copied().unwrap_or(1);
+        let _ = writeln!(rs, "pub const MAX_{k}: usize = {v};");
+    }
+    let _ = writeln!(rs, "/// Conformance cases in `cases.bin`.");
+    let _ = writeln!(rs, "pub const CASES: usize = {n_cases};");
+    write("capacity.rs", rs.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,480 @@
+//! `hpa_autoscaler`: one HPA's controller state in storage the caller owns.
+
+use core::ffi::{c_char, c_void};
+use core::mem::{align_of, size_of};
+
+use hpa::conditions::{ConditionStatus, ConditionType, Reason};
+use hpa::spec::MetricSourceType;
+use hpa::{Autoscaler, EvaluateError};
+
+use crate::config::{self, hpa_config};
+use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
+use crate::error::{Detail, Fault};
+use crate::observation::{self, hpa_observation, Bump};
+use crate::raw::{self, hpa_str};
+use crate::status::hpa_status;
+use crate::{HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_VERSION_NUMBER};
+
+/// Storage for one autoscaler, owned by the caller (static, on the stack, in a struct or an
+/// array): `HPA_AUTOSCALER_SIZE` bytes aligned to `HPA_AUTOSCALER_ALIGN`. Treat it as opaque.
+///
+/// `hpa_autoscaler_init` makes it an autoscaler; there is nothing to free. Other functions
+/// refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`). The state holds no
+/// pointer: while no call is running it may be copied with `memcpy` (the copy is an
+/// independent autoscaler with the same history) or saved and restored by the same build of
+/// the library. One autoscaler must not be used by two threads at once: use one per thread,
+/// or lock around every call.
+#[repr(C)]
+pub union hpa_autoscaler {
+    /// The bytes (private).
+    pub _bytes: [u8; HPA_AUTOSCALER_SIZE],
+    /// Forces the alignment (private).
+    pub _align: u64,
+}
+
+/// What `hpa_autoscaler` holds.
+#[repr(C)]
+pub(crate) struct State {
+    magic: u64,
+    engine: Autoscaler,
+    messages: Messages,
+}
+
+/// Marks initialized storage; it changes with the library version and the state's size, so
+/// storage saved by another build is refused instead of misread.
+const MAGIC: u64 = 0x6870_615F_0000_0000
+    ^ ((HPA_VERSION_NUMBER as u64) << 16)
+    ^ (size_of::<State>() as u64 & 0xFFFF);
+
+const _: () = {
+    assert!(size_of::<State>() <= HPA_AUTOSCALER_SIZE);
+    assert!(align_of::<State>() <= HPA_AUTOSCALER_ALIGN);
+    assert!(size_of::<hpa_autoscaler>() == HPA_AUTOSCALER_SIZE);
+    assert!(align_of::<hpa_autoscaler>() == HPA_AUTOSCALER_ALIGN);
+};
+
+/// The library's `HPA_AUTOSCALER_SIZE`: compare with the header's at start-up to catch a
+/// header that does not match the linked library.
+#[no_mangle]
+pub extern "C" fn hpa_autoscaler_size() -> usize {
+    HPA_AUTOSCALER_SIZE
+}
+
+/// The library's `HPA_AUTOSCALER_ALIGN`.
+#[no_mangle]
+pub extern "C" fn hpa_autoscaler_align() -> usize {
+    HPA_AUTOSCALER_ALIGN
+}
+
+fn storage_check(p: *const hpa_autoscaler) -> Result<(), Fault> {
+    if p.is_null() {
+        return Err(Fault::new(hpa_status::NullPointer, Detail::Null));
+    }
+    if !p.is_aligned() {
+        return Err(Fault::new(
+            hpa_status::Misaligned,
+            Detail::Misaligned(HPA_AUTOSCALER_ALIGN),
+        ));
+    }
+    Ok(())
+}
+
+/// The state in initialized storage.
+///
+/// # Safety
+///
+/// `p` must be NULL or point to `HPA_AUTOSCALER_SIZE` bytes valid for reads for `'a`, which
+/// only this library's functions have written since `hpa_autoscaler_init`.
+unsafe fn state<'a>(p: *const hpa_autoscaler) -> Result<&'a State, Fault> {
+    storage_check(p)?;
+    // SAFETY: not NULL and aligned; the first 8 bytes are readable by the caller's contract.
+    let magic = unsafe { p.cast::<u64>().read() };
+    if magic != MAGIC {
+        return Err(Fault::new(hpa_status::Uninitialized, Detail::Uninitialized));
+    }
+    // SAFETY: the magic says `hpa_autoscaler_init` wrote a `State` here (size and alignment
+    // fit, asserted above), and only this library changed it since.
+    Ok(unsafe { &*p.cast::<State>() })
+}
+
+/// The state in initialized storage, mutable.
+///
+/// # Safety
+///
+/// As [`state`], and the storage must be valid for writes and not used elsewhere during `'a`.
+unsafe fn state_mut<'a>(p: *mut hpa_autoscaler) -> Result<&'a mut State, Fault> {
+    // SAFETY: forwarded contract.
+    unsafe { state(p) }?;
+    // SAFETY: checked by `state`; exclusive by the caller's contract.
+    Ok(unsafe { &mut *p.cast::<State>() })
+}
+
+fn status_of(r: Result<(), Fault>) -> hpa_status {
+    match r {
+        Ok(()) => hpa_status::Ok,
+        Err(f) => f.status,
+    }
+}
+
+/// Makes `storage` a new autoscaler: no history, no conditions, `desiredReplicas` 0, as a newly
+/// created HPA. Calling it again resets the autoscaler. Nothing needs freeing afterwards.
+///
+/// `storage_size` is `sizeof(hpa_autoscaler)` as the caller's header defines it; a value
+/// below the library's `HPA_AUTOSCALER_SIZE` (a header from another version) gives
+/// `HPA_STATUS_BUFFER_TOO_SMALL` and writes nothing.
+///
+/// # Safety
+///
+/// `storage` must point to `storage_size` writable bytes that no other thread uses during the
+/// call.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_init(
+    storage: *mut hpa_autoscaler,
+    storage_size: usize,
+) -> hpa_status {
+    status_of((|| {
+        storage_check(storage)?;
+        if storage_size < HPA_AUTOSCALER_SIZE {
+            return Err(Fault::new(
+                hpa_status::BufferTooSmall,
+                Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
+            ));
+        }
+        // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
+        // time) by the caller's contract.
+        unsafe {
+            storage.cast::<State>().write(State {
+                magic: MAGIC,
+                engine: Autoscaler::new(),
+                messages: Messages::new(),
+            });
+        }
+        Ok(())
+    })())
+}
+
+fn evaluate_error(e: EvaluateError) -> Fault {
+    match e {
+        EvaluateError::TimeWentBackwards { now, .. } => Fault::new(
+            hpa_status::TimeWentBackwards,
+            Detail::Range(now, "is earlier than the previous evaluation"),
+        )
+        .at("now_ms")
+        .at("observation"),
+        EvaluateError::MetricCountMismatch { expected, got } => Fault::new(
+            hpa_status::LengthMismatch,
+            Detail::Length {
+                got,
+                want: expected,
+                of: "one per metric of the configuration",
+            },
+        ),
+        EvaluateError::TooManyMetrics { count } => Fault::new(
+            hpa_status::InvalidSpec,
+            Detail::TooMany(count, HPA_MAX_METRICS),
+        ),
+        EvaluateError::NegativeReplicas => Fault::new(
+            hpa_status::OutOfRange,
+            Detail::Range(-1, "must not be negative"),
+        ),
+    }
+}
+
+fn byte_range<T>(p: *const T, len: usize) -> (*const u8, usize) {
+    (p.cast::<u8>(), len)
+}
+
+/// Refuses an output that overlaps one of the inputs.
+fn no_overlap(
+    output: (*const u8, usize),
+    output_name: &'static str,
+    inputs: &[((*const u8, usize), &'static str)],
+) -> Result<(), Fault> {
+    for ((p, len), name) in inputs {
+        if raw::overlaps(output.0, output.1, *p, *len) {
+            return Err(Fault::new(hpa_status::Overlap, Detail::Overlap(name)).at(output_name));
+        }
+    }
+    Ok(())
+}
+
+/// One evaluation (one sync period of the Kubernetes controller): decides the replica count
+/// for `observation` under `config` and writes the decision to `*decision_out`.
+///
+/// The configuration is validated as the Kubernetes API server validates an HPA
+/// (`HPA_STATUS_INVALID_SPEC`; `hpa_config_validate` gives the field and message), and the
+/// observation is checked as `hpa_observation_check` checks it (use that function to learn the
+/// field at fault and the workspace size). `workspace` is scratch memory for this call only,
+/// `workspace_size` bytes, any alignment; `hpa_observation_check` gives the size needed
+/// (`HPA_WORKSPACE_BYTES` bounds it), 0 when the observation has no pod and no sample, in which
+/// case `workspace` may be NULL. Its contents are unspecified after the call.
+///
+/// On success, when the decision says `rescale`, apply `desired_replicas` and report the
+/// outcome with `hpa_autoscaler_rescale_succeeded` or `hpa_autoscaler_rescale_failed` (a
+/// rescale left unreported is forgotten by the next evaluation). On any error, the autoscaler
+/// and `*decision_out` are unchanged; `HPA_STATUS_TIME_WENT_BACKWARDS` when `now_ms` is earlier
+/// than a previous evaluation's.
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+/// thread during the call. `config` and `observation` and everything they point to must be
+/// readable for the duration of the call, with every array at least as long as its length
+/// member says. `workspace` must point to `workspace_size` writable bytes. `decision_out` must
+/// point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace) must not
+/// overlap any input.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_evaluate(
+    autoscaler: *mut hpa_autoscaler,
+    config: *const hpa_config,
+    observation: *const hpa_observation,
+    workspace: *mut c_void,
+    workspace_size: usize,
+    decision_out: *mut hpa_decision,
+) -> hpa_status {
+    // SAFETY: the caller's contract, forwarded.
+    match unsafe {
+        evaluate(
+            autoscaler,
+            config,
+            observation,
+            workspace,
+            workspace_size,
+            decision_out,
+        )
+    } {
+        Ok(()) => hpa_status::Ok,
+        Err(status) => status,
+    }
+}
+
+/// # Safety
+///
+/// As [`hpa_autoscaler_evaluate`].
+unsafe fn evaluate(
+    autoscaler: *mut hpa_autoscaler,
+    config: *const hpa_config,
+    observation: *const hpa_observation,
+    workspace: *mut c_void,
+    workspace_size: usize,
+    decision_out: *mut hpa_decision,
+) -> Result<(), hpa_status> {
+    let fault = |f: Fault| f.status;
+    // SAFETY: the caller's contract.
+    let state = unsafe { state_mut(autoscaler) }.map_err(fault)?;
+    // SAFETY: the caller's contract.
+    let cfg = unsafe { raw::reference(config) }.map_err(fault)?;
+    // SAFETY: the caller's contract.
+    let obs = unsafe { raw::reference(observation) }.map_err(fault)?;
+    // SAFETY: only checks NULL and alignment; nothing is read.
+    unsafe { raw::reference(decision_out.cast_const()) }.map_err(fault)?;
+    if workspace.is_null() && workspace_size > 0 {
+        return Err(hpa_status::NullPointer);
+    }
+    let storage = byte_range(autoscaler.cast_const(), HPA_AUTOSCALER_SIZE);
+    let scratch = byte_range(workspace.cast_const(), workspace_size);
+    let inputs = [
+        (byte_range(config, size_of::<hpa_config>()), "config"),
+        (
+            byte_range(observation, size_of::<hpa_observation>()),
+            "observation",
+        ),
+    ];
+    no_overlap(scratch, "workspace", &inputs).map_err(fault)?;
+    no_overlap(scratch, "workspace", &[(storage, "autoscaler")]).map_err(fault)?;
+    no_overlap(
+        byte_range(decision_out.cast_const(), size_of::<hpa_decision>()),
+        "decision_out",
+        &[
+            inputs[0],
+            inputs[1],
+            (storage, "autoscaler"),
+            (scratch, "workspace"),
+        ],
+    )
+    .map_err(fault)?;
+
+    let mut converted = config::Config::empty();
+    // SAFETY: the caller's contract.
+    unsafe { config::convert(cfg, &mut converted) }.map_err(|r| r.status())?;
+    let hpa = converted.validate().map_err(|r| r.status())?;
+    let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
+    let mut n = 0;
+    for (slot, m) in sources.iter_mut().zip(hpa.metrics()) {
+        *slot = m.type_;
+        n += 1;
+    }
+    // SAFETY: `workspace` holds `workspace_size` writable bytes, used by nothing else during
+    // the call (checked not to overlap the other arguments).
+    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size) };
+    // SAFETY: the caller's contract.
+    let views = unsafe { observation::convert(&mut arena, obs, sources.get(..n).unwrap_or(&[])) }
+        .map_err(fault)?;
+    let decision = state
+        .engine
+        .evaluate(&hpa, &converted.settings, &views.observation())
+        .map_err(|e| evaluate_error(e).status)?;
+    state.messages.after_evaluation(&decision);
+    // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
+    // overlaps no input; all-zero bytes are a valid `hpa_decision` (integers and arrays).
+    let out = unsafe {
+        core::ptr::write_bytes(decision_out, 0, 1);
+        &mut *decision_out
+    };
+    decision::write_decision(
+        out,
+        &decision,
+        &state.messages,
+        state.engine.status().desired_replicas,
+    );
+    Ok(())
+}
+
+/// Reports that the caller applied the decided replica count: records the scale event (HPAs
+/// with a behavior), sets `desiredReplicas` and `lastScaleTime`, and the conditions
+/// (AbleToScale True/SucceededRescale; ScaledToZero when the HPAScaleToZero gate is on).
+/// Returns `HPA_STATUS_NO_PENDING_RESCALE` (changing nothing) when the last evaluation did not
+/// ask for a rescale or its outcome was already reported.
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+/// thread during the call.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_rescale_succeeded(
+    autoscaler: *mut hpa_autoscaler,
+) -> hpa_status {
+    status_of((|| {
+        // SAFETY: the caller's contract.
+        let state = unsafe { state_mut(autoscaler) }?;
+        if state.engine.rescale_succeeded() {
+            Ok(())
+        } else {
+            Err(Fault::new(hpa_status::NoPendingRescale, Detail::Null))
+        }
+    })())
+}
+
+/// Reports that applying the decided replica count failed, with the error's text (used in
+/// the AbleToScale condition's message): AbleToScale becomes False/FailedUpdateScale,
+/// `desiredReplicas` keeps its previous value and no scale event is recorded. Returns
+/// `HPA_STATUS_NO_PENDING_RESCALE` (changing nothing) when no rescale awaits its outcome.
+///
+/// # Safety
+///
+/// `autoscaler` as for `hpa_autoscaler_rescale_succeeded`; `message` must point to
+/// `message_len` readable bytes of UTF-8 (it may be NULL when `message_len` is 0).
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_rescale_failed(
+    autoscaler: *mut hpa_autoscaler,
+    message: *const c_char,
+    message_len: usize,
+) -> hpa_status {
+    status_of((|| {
+        // SAFETY: the caller's contract.
+        let state = unsafe { state_mut(autoscaler) }?;
+        // SAFETY: the caller's contract.
+        let text = unsafe {
+            raw::string(hpa_str {
+                ptr: message,
+                len: message_len,
+            })
+        }?;
+        if !state.engine.rescale_pending() {
+            return Err(Fault::new(hpa_status::NoPendingRescale, Detail::Null));
+        }
+        state.messages.update_failure.set(&text);
+        state.engine.rescale_failed();
+        Ok(())
+    })())
+}
+
+/// Restores the `ScaledToZero` condition (True) of an HPA that had scaled its target to zero
+/// before this autoscaler was created, e.g. after a restart: with the HPAScaleToZero gate on,
+/// the next evaluations may then scale up from zero replicas.
+///
+/// # Safety
+///
+/// As `hpa_autoscaler_rescale_succeeded`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_restore_scaled_to_zero(
+    autoscaler: *mut hpa_autoscaler,
+) -> hpa_status {
+    status_of((|| {
+        // SAFETY: the caller's contract.
+        let state = unsafe { state_mut(autoscaler) }?;
+        state.engine.status_mut().conditions.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::True,
+            Reason::ScaledToZero,
+        );
+        Ok(())
+    })())
+}
+
+/// Writes the HPA's status (desired replicas, last scale time, whether a rescale is pending,
+/// the conditions with their messages) to `*status_out`. After a rescale is reported, this
+/// is what `hpa replay` prints for the step.
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not written by another
+/// thread during the call; `status_out` must point to a writable `hpa_scaling_status` that
+/// does not overlap the autoscaler.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_scaling_status(
+    autoscaler: *const hpa_autoscaler,
+    status_out: *mut hpa_scaling_status,
+) -> hpa_status {
+    status_of((|| {
+        // SAFETY: the caller's contract.
+        let state = unsafe { state(autoscaler) }?;
+        // SAFETY: only checks NULL and alignment.
+        unsafe { raw::reference(status_out.cast_const()) }?;
+        no_overlap(
+            byte_range(status_out.cast_const(), size_of::<hpa_scaling_status>()),
+            "status_out",
+            &[(byte_range(autoscaler, HPA_AUTOSCALER_SIZE), "autoscaler")],
+        )?;
+        let status = state.engine.status();
+        // SAFETY: not NULL, aligned, writable by the caller's contract and apart from the
+        // state; all-zero bytes are a valid `hpa_scaling_status`.
+        let out = unsafe {
+            core::ptr::write_bytes(status_out, 0, 1);
+            &mut *status_out
+        };
+        out.desired_replicas = status.desired_replicas;
+        if let Some(t) = status.last_scale_time {
+            out.has_last_scale_time = 1;
+            out.last_scale_time_ms = t.millis();
+        }
+        out.rescale_pending = u32::from(state.engine.rescale_pending());
+        out.conditions_len = decision::write_conditions(
+            &mut out.conditions,
+            &status.conditions,
+            &state.messages,
+            status.desired_replicas,
+        );
+        Ok(())
+    })())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+
+    /// Reports the state's size (the README and `HPA_AUTOSCALER_SIZE`'s docs quote it).
+    #[test]
+    fn state_size() {
+        let size = size_of::<State>();
+        std::println!("size_of::<State>() = {size} of HPA_AUTOSCALER_SIZE = {HPA_AUTOSCALER_SIZE}");
+        assert!(size <= HPA_AUTOSCALER_SIZE);
+    }
+}

@@ -1,0 +1,209 @@
+//! Text written into the fixed `char` arrays of the output structs.
+//!
+//! Every text the library writes is UTF-8 and NUL-terminated. A text longer than its array is
+//! cut at a character boundary and ends with `...`, so a message never overflows and never
+//! ends in half a character.
+
+use core::ffi::c_char;
+use core::fmt;
+
+/// What a cut text ends with.
+const ELLIPSIS: &[u8] = b"...";
+
+/// A `fmt::Write` sink over a byte buffer that keeps room for the terminating NUL.
+pub(crate) struct Text<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    truncated: bool,
+}
+
+impl<'b> Text<'b> {
+    /// A sink writing from the start of `buf` (which must hold at least the NUL).
+    pub(crate) fn new(buf: &'b mut [u8]) -> Text<'b> {
+        Text {
+            buf,
+            len: 0,
+            truncated: false,
+        }
+    }
+
+    /// A sink over a `char` array of an output struct.
+    pub(crate) fn over(array: &'b mut [c_char]) -> Text<'b> {
+        // SAFETY: `c_char` is `i8` or `u8`: same size, alignment and validity as `u8`.
+        let bytes = unsafe {
+            core::slice::from_raw_parts_mut(array.as_mut_ptr().cast::<u8>(), array.len())
+        };
+        Text::new(bytes)
+    }
+
+    /// Bytes available for text (the last byte is the NUL).
+    fn usable(&self) -> usize {
+        self.buf.len().saturating_sub(1)
+    }
+
+    /// Appends a string, cutting it if it does not fit.
+    pub(crate) fn push(&mut self, s: &str) {
+        if self.truncated {
+            return;
+        }
+        let avail = self.usable().saturating_sub(self.len);
+        let take = if s.len() <= avail {
+            s.len()
+        } else {
+            self.truncated = true;
+            floor_char_boundary(s, avail)
+        };
+        let end = self.len.saturating_add(take);
+        if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..end), s.as_bytes().get(..take))
+        {
+            for (d, b) in dst.iter_mut().zip(src) {
+                *d = *b;
+            }
+            self.len = end;
+        }
+    }
+
+    /// Terminates the text (with `...` if it was cut) and returns its length without the NUL.
+    pub(crate) fn finish(mut self) -> usize {
+        if self.truncated {
+            let mut len = self.len.min(self.usable().saturating_sub(ELLIPSIS.len()));
+            while len > 0 && self.buf.get(len).is_some_and(|b| (b & 0xC0) == 0x80) {
+                len = len.saturating_sub(1);
+            }
+            for (d, b) in self.buf.iter_mut().skip(len).zip(ELLIPSIS) {
+                *d = *b;
+            }
+            self.len = len.saturating_add(ELLIPSIS.len()).min(self.usable());
+        }
+        if let Some(nul) = self.buf.get_mut(self.len) {
+            *nul = 0;
+        }
+        self.len
+    }
+
+    /// The text written so far.
+    #[cfg(test)]
+    pub(crate) fn as_str(&self) -> &str {
+        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+    }
+}
+
+impl fmt::Write for Text<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s);
+        Ok(())
+    }
+}
+
+/// The largest index `<= max` that is a character boundary of `s`.
+fn floor_char_boundary(s: &str, max: usize) -> usize {
+    let mut i = max.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i = i.saturating_sub(1);
+    }
+    i
+}
+
+/// Writes `value`'s `Display` text into a `char` array (cut with `...` if too long).
+pub(crate) fn write_display(array: &mut [c_char], value: &dyn fmt::Display) -> usize {
+    let mut t = Text::over(array);
+    let _ = fmt::write(&mut t, format_args!("{value}"));
+    t.finish()
+}
+
+/// Writes `s` into a `char` array (cut with `...` if too long).
+pub(crate) fn write_str(array: &mut [c_char], s: &str) -> usize {
+    let mut t = Text::over(array);
+    t.push(s);
+    t.finish()
+}
+
+/// A fixed-capacity string kept inside the autoscaler state (messages the status shows later).
+#[derive(Clone, Copy)]
+pub(crate) struct Stored<const N: usize> {
+    bytes: [u8; N],
+    len: u16,
+}
+
+impl<const N: usize> Stored<N> {
+    /// Empty.
+    pub(crate) const fn new() -> Self {
+        Stored {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Replaces the text with `value`'s `Display` text (cut with `...` if too long).
+    pub(crate) fn set(&mut self, value: &dyn fmt::Display) {
+        let mut t = Text::new(&mut self.bytes);
+        let _ = fmt::write(&mut t, format_args!("{value}"));
+        self.len = u16::try_from(t.finish()).unwrap_or(0);
+    }
+
+    /// The text.
+    pub(crate) fn as_str(&self) -> &str {
+        let bytes = self.bytes.get(..usize::from(self.len)).unwrap_or(&[]);
+        core::str::from_utf8(bytes).unwrap_or("")
+    }
+}
+
+impl<const N: usize> fmt::Display for Stored<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use core::fmt::Write as _;
+
+    #[test]
+    fn fits_and_terminates() {
+        let mut buf = [0xAAu8; 8];
+        let mut t = Text::new(&mut buf);
+        t.push("abc");
+        assert_eq!(t.as_str(), "abc");
+        assert_eq!(t.finish(), 3);
+        assert_eq!(&buf[..4], b"abc\0");
+    }
+
+    #[test]
+    fn cuts_at_char_boundary_with_ellipsis() {
+        let mut buf = [0u8; 8];
+        let mut t = Text::new(&mut buf);
+        let _ = write!(t, "ab{}", "\u{e9}".repeat(4));
+        let n = t.finish();
+        assert!(n <= 7);
+        let s = core::str::from_utf8(&buf[..n]).unwrap();
+        assert!(s.ends_with("..."), "{s}");
+        assert_eq!(buf[n], 0);
+        assert_eq!(s, "ab\u{e9}...");
+    }
+
+    #[test]
+    fn exact_fit_is_not_cut() {
+        let mut buf = [0u8; 4];
+        let mut t = Text::new(&mut buf);
+        t.push("abc");
+        assert_eq!(t.finish(), 3);
+        assert_eq!(&buf, b"abc\0");
+    }
+
+    #[test]
+    fn tiny_buffers() {
+        let mut buf = [0u8; 1];
+        let mut t = Text::new(&mut buf);
+        t.push("abc");
+        assert_eq!(t.finish(), 0);
+        assert_eq!(buf[0], 0);
+        let mut buf = [0u8; 3];
+        let mut t = Text::new(&mut buf);
+        t.push("abcdef");
+        let n = t.finish();
+        assert_eq!(buf[n], 0);
+        assert!(n <= 2);
+    }
+}

@@ -1,0 +1,155 @@
+//! `hpa::shared` on the host: one thread plays the timer interrupt (evaluating), others play
+//! the main loop (updating samples, reading the last decision, reporting rescales), with
+//! critical-section's `std` implementation (a global mutex).
+//!
+//! Run with `cargo test --release --features critical-section --test shared`.
+#![cfg(feature = "critical-section")]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+
+use hpa::input::ResourceRequest;
+use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
+use hpa::shared::{Observe, SharedAutoscaler};
+use hpa::spec::{MetricSpec, MetricTarget};
+use hpa::{Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod, PodSamples};
+use hpa::{Quantity, Sample, Settings};
+
+// The critical-section implementation for this test binary.
+use critical_section as _;
+
+const PODS: usize = 8;
+
+static REQUESTS: [ResourceRequest<'static>; 1] = [ResourceRequest {
+    resource: "cpu",
+    quantity: Quantity::from_milli(1000),
+}];
+static CONTAINERS: [Container<'static>; 1] = [Container {
+    name: "app",
+    kind: ContainerKind::Regular,
+    requests: &REQUESTS,
+}];
+static METRICS: [MetricSpec<'static>; 1] =
+    [MetricSpec::resource("cpu", MetricTarget::utilization(50))];
+
+struct Inputs {
+    usage_milli: [Option<i64>; PODS],
+    replicas: i32,
+    updates: u64,
+}
+
+impl Observe for Inputs {
+    fn observe<T>(&self, now: Instant, evaluate: impl FnOnce(&Observation<'_>) -> T) -> T {
+        let pod = Pod {
+            name: "w",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(-900_000)),
+            }),
+            start_time: Some(Instant(-900_000)),
+            deleted: false,
+            containers: &CONTAINERS,
+            requests: None,
+        };
+        let running = usize::try_from(self.replicas).unwrap_or(0).min(PODS);
+        let pods = [pod; PODS];
+        let samples = self.usage_milli.map(|u| {
+            u.map(|milli| Sample {
+                milli,
+                timestamp: now,
+                window: Duration::from_secs(60),
+                containers: &[],
+            })
+        });
+        let values = [MetricValues::Pods(PodSamples {
+            per_pod: &samples[..running],
+            orphans: &[],
+        })];
+        evaluate(&Observation {
+            now,
+            replicas: self.replicas,
+            status_replicas: self.replicas,
+            pods: &pods[..running],
+            metrics: &values,
+        })
+    }
+}
+
+static SHARED: SharedAutoscaler<Inputs> = SharedAutoscaler::new(Inputs {
+    usage_milli: [Some(1000); PODS],
+    replicas: 2,
+    updates: 0,
+});
+
+#[test]
+fn interrupt_and_main_loop_from_several_threads() {
+    let spec = HpaSpec {
+        min_replicas: Some(1),
+        max_replicas: PODS as i32,
+        metrics: &METRICS,
+        behavior: None,
+        scale_target_ref: None,
+    };
+    let settings = Settings::DEFAULT;
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let done = AtomicBool::new(false);
+
+    thread::scope(|s| {
+        // Writers: every pod always runs at 100 % of its request (1000m of 1000m): the
+        // writes race with the evaluations but never change the answer.
+        for w in 0..3 {
+            let done = &done;
+            s.spawn(move || {
+                let mut i = w;
+                while !done.load(Ordering::Relaxed) {
+                    SHARED.update(|inputs| {
+                        inputs.usage_milli[i % PODS] = Some(1000);
+                        inputs.updates += 1;
+                    });
+                    i += 1;
+                }
+            });
+        }
+        // Main loop: applies each decided rescale and reports it.
+        {
+            let done = &done;
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    if let Some(d) = SHARED.last_decision() {
+                        if d.rescale && SHARED.rescale_pending() {
+                            SHARED.update(|inputs| inputs.replicas = d.desired_replicas);
+                            SHARED.rescale_succeeded();
+                        }
+                    }
+                    thread::yield_now();
+                }
+            });
+        }
+        // The "timer interrupt": evaluates every 15 s of simulated time.
+        let mut last_at = Instant(i64::MIN);
+        for step in 1..=400_i64 {
+            let now = Instant(step * 15_000);
+            let d = SHARED.evaluate(&hpa, &settings, now).expect("valid input");
+            assert!(d.at > last_at);
+            last_at = d.at;
+            // 100 % against a 50 % target: every metric proposal doubles the current count,
+            // capped at maxReplicas.
+            let expected = (2 * d.current_replicas).min(PODS as i32);
+            assert_eq!(
+                d.metric_replicas.as_slice(),
+                &[Some(2 * d.current_replicas)]
+            );
+            assert_eq!(d.desired_replicas, expected);
+            assert_eq!(SHARED.last_decision(), Some(d));
+            thread::yield_now();
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+
+    // The main loop applied the rescales: the workload ends at maxReplicas.
+    let last = SHARED.last_decision().expect("decisions were made");
+    assert_eq!(last.desired_replicas, PODS as i32);
+    assert!(SHARED.update(|inputs| inputs.updates) > 0);
+    assert_eq!(SHARED.update(|inputs| inputs.replicas), PODS as i32);
+}
