@@ -908,7 +908,9 @@ typedef uint32_t hpa_quantity_format;
  * array): `HPA_AUTOSCALER_SIZE` bytes aligned to `HPA_AUTOSCALER_ALIGN`. Treat it as opaque.
  *
  * `hpa_autoscaler_init` makes it an autoscaler; there is nothing to free. Other functions
- * refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`). The state holds no
+ * refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`): it starts with a
+ * 64-bit marker, so zeroed or garbage bytes are refused, as is a state saved by another
+ * version of the library. The state holds no
  * pointer: while no call is running it may be copied with `memcpy` (the copy is an
  * independent autoscaler with the same history) or saved and restored by the same build of
  * the library. One autoscaler must not be used by two threads at once: use one per thread,
