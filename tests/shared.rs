@@ -141,8 +141,19 @@ fn interrupt_and_main_loop_from_several_threads() {
                 &[Some(2 * d.current_replicas)]
             );
             assert_eq!(d.desired_replicas, expected);
+            let rescale = d.rescale;
             assert_eq!(SHARED.last_decision(), Some(d));
-            thread::yield_now();
+            // The next tick comes after the main loop applied this rescale (a sync period is
+            // long); without the wait, a new evaluation would replace the pending rescale.
+            let mut spins = 0_u64;
+            while rescale && SHARED.rescale_pending() {
+                spins += 1;
+                assert!(
+                    spins < 100_000_000,
+                    "the main loop never applied the rescale"
+                );
+                thread::yield_now();
+            }
         }
         done.store(true, Ordering::Relaxed);
     });
