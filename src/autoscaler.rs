@@ -12,7 +12,7 @@ use crate::history::History;
 use crate::input::Observation;
 use crate::metrics::{self, InvalidMetricsError, MetricName, MetricOutcome, MAX_METRICS};
 use crate::normalize::{self, Bounds, NormalizationDetail};
-use crate::settings::Settings;
+use crate::settings::{Arithmetic, Settings};
 use crate::time::Instant;
 
 /// Default recommendation capacity: a 3600 s window at a 15 s sync period.
@@ -190,6 +190,26 @@ pub struct DecisionSummary {
 }
 
 impl Decision<'_> {
+    /// An empty decision, for [`Autoscaler::evaluate_into`] to fill (`const`, so that a
+    /// firmware can keep one in a `static`).
+    pub const fn new() -> Self {
+        Decision {
+            at: Instant(0),
+            current_replicas: 0,
+            desired_replicas: 0,
+            rescale: false,
+            reason: RescaleReason::None,
+            metrics: Vec::new(),
+            metrics_error: None,
+            proposal: None,
+            stabilized: None,
+            normalization: None,
+            limited_by: LimitedBy::Nothing,
+            history_overflowed: false,
+            conditions: Conditions::new(),
+        }
+    }
+
     /// The decision's outcome without its borrowed parts.
     pub fn summary(&self) -> DecisionSummary {
         let mut metric_replicas = Vec::new();
@@ -240,6 +260,9 @@ pub enum EvaluateError {
     },
     /// `replicas` or `status_replicas` is negative.
     NegativeReplicas,
+    /// `Settings::arithmetic` is `Exact` but the engine was built without the `exact` cargo
+    /// feature (on by default).
+    ExactArithmeticUnavailable,
 }
 
 impl fmt::Display for EvaluateError {
@@ -258,7 +281,16 @@ impl fmt::Display for EvaluateError {
                 "the spec lists {count} metrics; this engine supports at most {MAX_METRICS}"
             ),
             EvaluateError::NegativeReplicas => f.write_str("replica counts must not be negative"),
+            EvaluateError::ExactArithmeticUnavailable => f.write_str(
+                "exact arithmetic was not built into this engine (cargo feature `exact`)",
+            ),
         }
+    }
+}
+
+impl Default for Decision<'_> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -307,13 +339,29 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     /// One reconcile: decides the replica count for `obs` under `hpa` and `settings`.
     ///
     /// A rescale that was decided earlier and never reported is forgotten (no scale event
-    /// is recorded for it).
+    /// is recorded for it). A thin wrapper of [`Autoscaler::evaluate_into`], which fills a
+    /// decision the caller holds instead of returning one (a [`Decision`] is a few hundred
+    /// bytes: firmware keeps one and avoids the copy).
     pub fn evaluate<'a>(
         &mut self,
         hpa: &Hpa<'a>,
         settings: &Settings,
         obs: &Observation<'a>,
     ) -> Result<Decision<'a>, EvaluateError> {
+        let mut decision = Decision::new();
+        self.evaluate_into(hpa, settings, obs, &mut decision)?;
+        Ok(decision)
+    }
+
+    /// [`Autoscaler::evaluate`] into `decision`, which is overwritten whole (its previous
+    /// content does not matter). On error neither the state nor `decision` is changed.
+    pub fn evaluate_into<'a>(
+        &mut self,
+        hpa: &Hpa<'a>,
+        settings: &Settings,
+        obs: &Observation<'a>,
+        decision: &mut Decision<'a>,
+    ) -> Result<(), EvaluateError> {
         let specs = hpa.metrics();
         if specs.len() > MAX_METRICS {
             return Err(EvaluateError::TooManyMetrics { count: specs.len() });
@@ -326,6 +374,9 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         }
         if obs.replicas < 0 || obs.status_replicas < 0 {
             return Err(EvaluateError::NegativeReplicas);
+        }
+        if !cfg!(feature = "exact") && settings.arithmetic == Arithmetic::Exact {
+            return Err(EvaluateError::ExactArithmeticUnavailable);
         }
         if let Some(last) = self.last_evaluation.max(self.history.last_instant()) {
             if obs.now < last {
@@ -340,6 +391,63 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 
         let now = obs.now;
         let current = obs.replicas;
+        // Field by field: a struct literal would be built on the stack and copied.
+        decision.at = now;
+        decision.current_replicas = current;
+        decision.desired_replicas = current;
+        decision.rescale = false;
+        decision.reason = RescaleReason::None;
+        decision.metrics.clear();
+        decision.metrics_error = None;
+        decision.proposal = None;
+        decision.stabilized = None;
+        decision.normalization = None;
+        decision.limited_by = LimitedBy::Nothing;
+        decision.history_overflowed = false;
+        let desired = self.reconcile(hpa, settings, obs, decision);
+        if let Some(desired) = desired {
+            decision.rescale = desired != current;
+            decision.desired_replicas = desired;
+            if decision.rescale {
+                let gate = settings.scale_to_zero;
+                let min = hpa.min_replicas();
+                self.pending = Some(PendingRescale {
+                    from: current,
+                    to: desired,
+                    at: now,
+                    record_event: u8::from(hpa.behavior().is_some()),
+                    scaled_to_zero: if !gate {
+                        SCALED_TO_ZERO_UNSET
+                    } else if current > 0
+                        && desired == 0
+                        && min == 0
+                        && hpa.has_object_or_external_metric()
+                    {
+                        SCALED_TO_ZERO_TRUE
+                    } else {
+                        SCALED_TO_ZERO_FALSE
+                    },
+                });
+            } else {
+                self.status.desired_replicas = current;
+            }
+        }
+        decision.conditions.clone_from(&self.status.conditions);
+        Ok(())
+    }
+
+    /// The reconcile proper: fills `decision` and returns the desired replica count, or
+    /// `None` when no decision was made (scaling disabled, invalid metrics; `decision` then
+    /// holds what `status.desiredReplicas` shows).
+    fn reconcile<'a>(
+        &mut self,
+        hpa: &Hpa<'a>,
+        settings: &Settings,
+        obs: &Observation<'a>,
+        decision: &mut Decision<'a>,
+    ) -> Option<i32> {
+        let now = obs.now;
+        let current = obs.replicas;
         let conditions = &mut self.status.conditions;
         conditions.set(
             ConditionType::AbleToScale,
@@ -352,28 +460,11 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         let min = hpa.min_replicas();
         let max = hpa.max_replicas();
         let gate = settings.scale_to_zero;
-        let has_obj_ext = hpa.has_object_or_external_metric();
         let scaled_to_zero = gate
             && conditions
                 .get(ConditionType::ScaledToZero)
                 .is_some_and(|c| c.status == ConditionStatus::True);
-        let from_zero = scaled_to_zero && has_obj_ext;
-
-        let mut decision = Decision {
-            at: now,
-            current_replicas: current,
-            desired_replicas: current,
-            rescale: false,
-            reason: RescaleReason::None,
-            metrics: Vec::new(),
-            metrics_error: None,
-            proposal: None,
-            stabilized: None,
-            normalization: None,
-            limited_by: LimitedBy::Nothing,
-            history_overflowed: false,
-            conditions: Conditions::new(),
-        };
+        let from_zero = scaled_to_zero && hpa.has_object_or_external_metric();
 
         if current == 0 && !((min != 0 && scaled_to_zero) || from_zero) {
             conditions.set(
@@ -387,147 +478,122 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             decision.limited_by = LimitedBy::ScalingDisabled;
             self.status.desired_replicas = 0;
             decision.desired_replicas = 0;
-            decision.conditions = self.status.conditions.clone();
-            return Ok(decision);
+            return None;
         }
 
-        let desired;
         if current != 0 && current > max {
-            desired = max;
             decision.reason = RescaleReason::AboveMaxReplicas;
             decision.limited_by = LimitedBy::MaxReplicas;
-        } else if current != 0 && current < min {
-            desired = min;
+            return Some(max);
+        }
+        if current != 0 && current < min {
             decision.reason = RescaleReason::BelowMinReplicas;
             decision.limited_by = LimitedBy::MinReplicas;
+            return Some(min);
+        }
+
+        // Metrics.
+        let ctx = CalcContext {
+            obs,
+            settings,
+            tolerances: tolerances(hpa, settings),
+            current,
+        };
+        let specs = hpa.metrics();
+        for (spec, values) in specs.iter().zip(obs.metrics.iter()) {
+            // Cannot fail: `specs.len() <= MAX_METRICS` was checked.
+            let _ = decision
+                .metrics
+                .push(metrics::evaluate_metric(&ctx, spec, values));
+        }
+        let combined = metrics::combine(&decision.metrics, current);
+        decision.metrics_error = combined.first_error.map(|first| InvalidMetricsError {
+            invalid: combined.invalid,
+            total: specs.len(),
+            first,
+        });
+        if combined.failed {
+            if let Some(first) = combined.first_error {
+                conditions.set(
+                    ConditionType::ScalingActive,
+                    ConditionStatus::False,
+                    first.reason(),
+                );
+            }
+            decision.limited_by = LimitedBy::InvalidMetrics;
+            decision.desired_replicas = self.status.desired_replicas;
+            return None;
+        }
+        conditions.set(
+            ConditionType::ScalingActive,
+            ConditionStatus::True,
+            Reason::ValidMetricFound,
+        );
+        decision.proposal = Some(combined.replicas);
+
+        let mut proposed = 0;
+        let mut winner = None;
+        if combined.replicas > proposed {
+            proposed = combined.replicas;
+            winner = combined.winner.and_then(|i| match decision.metrics.get(i) {
+                Some(MetricOutcome::Proposal(p)) => Some(p),
+                _ => None,
+            });
+        }
+        decision.reason = if proposed > current {
+            match winner {
+                Some(p) => RescaleReason::AboveTarget(p.name()),
+                None => RescaleReason::None,
+            }
+        } else if proposed < current {
+            RescaleReason::AllBelowTarget
         } else {
-            // Metrics.
-            let tolerances = tolerances(hpa, settings);
-            let ctx = CalcContext {
-                obs,
+            RescaleReason::None
+        };
+        let within_tolerance = winner.is_some_and(|p| p.within_tolerance);
+
+        let bounds = Bounds {
+            current,
+            min,
+            max,
+            now,
+        };
+        let normalized = match hpa.behavior() {
+            None => normalize::legacy(&mut self.history, settings, conditions, bounds, proposed),
+            Some(b) => normalize::with_behavior(
+                &mut self.history,
                 settings,
-                tolerances,
-                current,
-            };
-            for (spec, values) in specs.iter().zip(obs.metrics.iter()) {
-                // Cannot fail: `specs.len() <= MAX_METRICS` was checked.
-                let _ = decision
-                    .metrics
-                    .push(metrics::evaluate_metric(&ctx, spec, values));
+                b,
+                conditions,
+                bounds,
+                proposed,
+            ),
+        };
+        let mut result = normalized.replicas;
+        decision.stabilized = Some(normalized.stabilized);
+        decision.normalization = Some(normalized.detail);
+        decision.history_overflowed = normalized.overflowed;
+        decision.limited_by = if result != normalized.stabilized {
+            match normalized.limit {
+                Reason::TooFewReplicas => LimitedBy::MinReplicas,
+                Reason::TooManyReplicas => LimitedBy::MaxReplicas,
+                _ => LimitedBy::RatePolicy,
             }
-            let combined = metrics::combine(&decision.metrics, current);
-            decision.metrics_error = combined.first_error.map(|first| InvalidMetricsError {
-                invalid: combined.invalid,
-                total: specs.len(),
-                first,
-            });
-            if combined.failed {
-                if let Some(first) = combined.first_error {
-                    conditions.set(
-                        ConditionType::ScalingActive,
-                        ConditionStatus::False,
-                        first.reason(),
-                    );
-                }
-                decision.limited_by = LimitedBy::InvalidMetrics;
-                decision.desired_replicas = self.status.desired_replicas;
-                decision.conditions = self.status.conditions.clone();
-                return Ok(decision);
-            }
-            conditions.set(
-                ConditionType::ScalingActive,
-                ConditionStatus::True,
-                Reason::ValidMetricFound,
-            );
-            decision.proposal = Some(combined.replicas);
-
-            let mut proposed = 0;
-            let mut winner = None;
-            if combined.replicas > proposed {
-                proposed = combined.replicas;
-                winner = combined.winner.and_then(|i| match decision.metrics.get(i) {
-                    Some(MetricOutcome::Proposal(p)) => Some(*p),
-                    _ => None,
-                });
-            }
-            decision.reason = if proposed > current {
-                match winner {
-                    Some(p) => RescaleReason::AboveTarget(p.name()),
-                    None => RescaleReason::None,
-                }
-            } else if proposed < current {
-                RescaleReason::AllBelowTarget
-            } else {
-                RescaleReason::None
-            };
-
-            let bounds = Bounds {
-                current,
-                min,
-                max,
-                now,
-            };
-            let normalized = match hpa.behavior() {
-                None => {
-                    normalize::legacy(&mut self.history, settings, conditions, bounds, proposed)
-                }
-                Some(b) => normalize::with_behavior(
-                    &mut self.history,
-                    settings,
-                    b,
-                    conditions,
-                    bounds,
-                    proposed,
-                ),
-            };
-            let mut result = normalized.replicas;
-            decision.stabilized = Some(normalized.stabilized);
-            decision.normalization = Some(normalized.detail);
-            decision.history_overflowed = normalized.overflowed;
-            decision.limited_by = if result != normalized.stabilized {
-                match normalized.limit {
-                    Reason::TooFewReplicas => LimitedBy::MinReplicas,
-                    Reason::TooManyReplicas => LimitedBy::MaxReplicas,
-                    _ => LimitedBy::RatePolicy,
-                }
-            } else if normalized.stabilized != proposed {
-                LimitedBy::Stabilization
-            } else if result == current && winner.is_some_and(|p| p.within_tolerance) {
-                LimitedBy::Tolerance
-            } else {
-                LimitedBy::Nothing
-            };
-            if current == 0 && min != 0 && scaled_to_zero && result < min {
-                result = min;
-                decision.limited_by = LimitedBy::MinReplicas;
-                if decision.reason == RescaleReason::None {
-                    decision.reason = RescaleReason::BelowMinReplicas;
-                }
-            }
-            desired = result;
-        }
-
-        decision.rescale = desired != current;
-        decision.desired_replicas = desired;
-        if decision.rescale {
-            self.pending = Some(PendingRescale {
-                from: current,
-                to: desired,
-                at: now,
-                record_event: u8::from(hpa.behavior().is_some()),
-                scaled_to_zero: if !gate {
-                    SCALED_TO_ZERO_UNSET
-                } else if current > 0 && desired == 0 && min == 0 && has_obj_ext {
-                    SCALED_TO_ZERO_TRUE
-                } else {
-                    SCALED_TO_ZERO_FALSE
-                },
-            });
+        } else if normalized.stabilized != proposed {
+            LimitedBy::Stabilization
+        } else if result == current && within_tolerance {
+            LimitedBy::Tolerance
         } else {
-            self.status.desired_replicas = current;
+            LimitedBy::Nothing
+        };
+        if current == 0 && min != 0 && scaled_to_zero && result < min {
+            result = min;
+            decision.limited_by = LimitedBy::MinReplicas;
+            if decision.reason == RescaleReason::None {
+                decision.reason = RescaleReason::BelowMinReplicas;
+            }
         }
-        decision.conditions = self.status.conditions.clone();
-        Ok(decision)
+        Some(result)
     }
 
     /// Whether a decided rescale awaits its outcome.

@@ -4,8 +4,8 @@
 //! make at most two passes over the pods and allocate nothing: sums replace upstream's
 //! per-pod map, and the second pass recomputes what the first pass does not keep.
 
-use crate::arith::{self, Ratio, Tolerances};
-use crate::input::{ConditionStatus, Container, Observation, Pod, PodPhase, PodSamples};
+use crate::arith::{self, Ratio, Sum, Tolerances};
+use crate::input::{ConditionStatus, Container, Observation, PodPhase, PodSamples};
 use crate::input::{ResourceRequest, Sample};
 use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
 use crate::settings::Settings;
@@ -128,9 +128,9 @@ struct FirstPass<'a> {
     unready: i64,
     missing: i64,
     /// Σ of ready pods' values (exact).
-    value_sum: i128,
+    value_sum: Sum,
     /// Σ of ready pods' requests (exact), utilization only.
-    request_sum: i128,
+    request_sum: Sum,
     first_request_error: Option<RequestError<'a>>,
 }
 
@@ -156,54 +156,112 @@ impl FirstPass<'_> {
 }
 
 /// Σ and count of orphan samples' values.
-fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (i128, i64) {
-    samples
+fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (Sum, i64) {
+    let mut sum = Sum::default();
+    let mut n: i64 = 0;
+    for v in samples
         .orphans
         .iter()
         .filter_map(|s| sample_value(s, container))
-        .fold((0_i128, 0_i64), |(sum, n), v| {
-            (sum.saturating_add(i128::from(v)), n.saturating_add(1))
-        })
-}
-
-/// The last successful request computation, reused while consecutive pods share the same
-/// container and pod-level request slices (pods of one template, as callers that build their
-/// pods from one spec pass them). Same slices, same data: the result is exact.
-#[derive(Default)]
-struct RequestCache<'a> {
-    last: Option<CachedRequest<'a>>,
+    {
+        sum.add(v);
+        n = n.saturating_add(1);
+    }
+    (sum, n)
 }
 
 /// Container slice, pod-level request slice, and the request they give.
 type CachedRequest<'a> = (&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64);
 
-impl<'a> RequestCache<'a> {
-    fn get(
-        &mut self,
-        pod: &Pod<'a>,
-        container: Option<&'a str>,
-        resource: &'a str,
-    ) -> Result<i64, RequestError<'a>> {
-        if let Some((containers, pod_level, milli)) = self.last {
-            let same_pod_level = match (pod_level, pod.requests) {
-                (None, None) => true,
-                (Some(a), Some(b)) => core::ptr::eq(a, b),
-                _ => false,
-            };
-            if core::ptr::eq(containers, pod.containers) && same_pod_level {
-                return Ok(milli);
+/// The same pod-level request slice (or none on both sides).
+#[inline(always)]
+fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest<'_>]>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => core::ptr::eq(a, b),
+        _ => false,
+    }
+}
+
+/// The first pass over the pods (spec 10.1 a-e, 10.2): each pod's group, the ready pods'
+/// sums, and with `requests` (utilization targets) their requests for that resource.
+#[inline(always)]
+fn first_pass<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    samples: &PodSamples<'a>,
+    container: Option<&'a str>,
+    requests: Option<&'a str>,
+    cpu: bool,
+) -> FirstPass<'a> {
+    let pods = ctx.obs.pods;
+    let readiness = ctx.readiness(cpu);
+    // Counters and sums in locals, not in a struct: they stay in registers (a struct field
+    // updated in memory every iteration made the loop wait on store-to-load forwarding).
+    let (mut ready, mut unready, mut missing) = (0_i64, 0_i64, 0_i64);
+    let mut value_sum = Sum::default();
+    let mut request_sum = Sum::default();
+    let mut first_request_error = None;
+    // The last successful request, reused while consecutive pods share their container and
+    // pod-level request slices (pods of one template, as callers that build their pods from
+    // one spec pass them). Same slices, same data: the result is exact.
+    let mut cached: Option<CachedRequest<'a>> = None;
+    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
+        // Every listed pod's request counts (an error fails the metric).
+        let request = match requests {
+            None => 0,
+            Some(resource) => match cached {
+                Some((containers, pod_level, milli))
+                    if core::ptr::eq(containers, pod.containers)
+                        && same_pod_level(pod_level, pod.requests) =>
+                {
+                    milli
+                }
+                _ => match pod_request(pod, container, resource) {
+                    Ok(milli) => {
+                        cached = Some((pod.containers, pod.requests, milli));
+                        milli
+                    }
+                    Err(e) => {
+                        first_request_error.get_or_insert(e);
+                        0
+                    }
+                },
+            },
+        };
+        let (sample, value) = match slot {
+            Some(s) => match container {
+                None => (Some(s), s.milli),
+                Some(_) => match sample_value(s, container) {
+                    Some(v) => (Some(s), v),
+                    None => (None, 0),
+                },
+            },
+            None => (None, 0),
+        };
+        match group_pod(pod, sample, &readiness) {
+            PodGroup::Ready => {
+                ready = ready.saturating_add(1);
+                value_sum.add(value);
+                request_sum.add(request);
             }
+            PodGroup::Unready => unready = unready.saturating_add(1),
+            PodGroup::Missing => missing = missing.saturating_add(1),
+            PodGroup::Ignored => {}
         }
-        let result = pod_request(pod, container, resource);
-        if let Ok(milli) = result {
-            self.last = Some((pod.containers, pod.requests, milli));
-        }
-        result
+    }
+    FirstPass {
+        ready,
+        unready,
+        missing,
+        value_sum,
+        request_sum,
+        first_request_error,
     }
 }
 
 /// `GetResourceReplicas`: Resource and ContainerResource metrics with a utilization target
 /// (spec section 10.1).
+#[inline(never)]
 pub(crate) fn resource_utilization<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
@@ -213,31 +271,9 @@ pub(crate) fn resource_utilization<'a>(
 ) -> Result<Calculation, CalcError<'a>> {
     check_alignment(ctx, samples, CalcError::NoResourceMetrics)?;
     let pods = ctx.obs.pods;
-    let readiness = ctx.readiness(resource == "cpu");
-    let mut first = FirstPass::default();
-    let mut requests = RequestCache::default();
-    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
-        let value = slot.as_ref().and_then(|s| sample_value(s, container));
-        let sample = slot.as_ref().filter(|_| value.is_some());
-        let request = requests.get(pod, container, resource);
-        if let Err(e) = request {
-            first.first_request_error.get_or_insert(e);
-        }
-        match group_pod(pod, sample, &readiness) {
-            PodGroup::Ready => {
-                first.ready = first.ready.saturating_add(1);
-                first.value_sum = first
-                    .value_sum
-                    .saturating_add(i128::from(value.unwrap_or(0)));
-                first.request_sum = first
-                    .request_sum
-                    .saturating_add(i128::from(request.unwrap_or(0)));
-            }
-            PodGroup::Unready => first.unready = first.unready.saturating_add(1),
-            PodGroup::Missing => first.missing = first.missing.saturating_add(1),
-            PodGroup::Ignored => {}
-        }
-    }
+    let cpu = resource == "cpu";
+    let readiness = ctx.readiness(cpu);
+    let first = first_pass(ctx, samples, container, Some(resource), cpu);
     let (_, orphans) = orphan_sums(samples, container);
     if first.ready.saturating_add(orphans) == 0 {
         return Err(CalcError::NoReadyPodMetrics);
@@ -246,10 +282,16 @@ pub(crate) fn resource_utilization<'a>(
         return Err(CalcError::Request(e));
     }
     let mode = ctx.settings.arithmetic;
-    let (ratio, utilization) =
-        utilization_ratio(mode, first.value_sum, first.request_sum, target_percent)?;
+    let (ratio, utilization) = utilization_ratio(
+        mode,
+        first.value_sum.clamped(),
+        first.request_sum.clamped(),
+        target_percent,
+    )?;
     // Σ is clamped to int64 where upstream stores it; the average divides the clamped sum.
-    let raw_milli = arith::clamp_i64(first.value_sum)
+    let raw_milli = first
+        .value_sum
+        .clamped()
         .checked_div(first.ready)
         .unwrap_or(0);
     let result = |(replicas, within_tolerance)| Calculation {
@@ -266,8 +308,8 @@ pub(crate) fn resource_utilization<'a>(
 
     // Second pass: fill in missing pods (and unready ones on a scale-up).
     let fallback = i128::from(target_percent.max(100));
-    let mut value_sum = first.value_sum;
-    let mut request_sum = first.request_sum;
+    let mut value_sum = first.value_sum.total();
+    let mut request_sum = first.request_sum.total();
     let mut entries = first.ready.saturating_add(orphans);
     for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
         let value = slot.as_ref().and_then(|s| sample_value(s, container));
@@ -282,35 +324,42 @@ pub(crate) fn resource_utilization<'a>(
         let Some(full) = filled else { continue };
         let request = i128::from(pod_request(pod, container, resource).unwrap_or(0));
         if full {
-            let fill = arith::clamp_i64(request.saturating_mul(fallback) / 100);
+            let fill =
+                arith::div_rem_i128(request.saturating_mul(fallback), 100).map_or(0, |(q, _)| q);
+            let fill = arith::clamp_i64(fill);
             value_sum = value_sum.saturating_add(i128::from(fill));
         }
         request_sum = request_sum.saturating_add(request);
         entries = entries.saturating_add(1);
     }
-    let (new_ratio, _) = utilization_ratio(mode, value_sum, request_sum, target_percent)?;
+    let (new_ratio, _) = utilization_ratio(
+        mode,
+        arith::clamp_i64(value_sum),
+        arith::clamp_i64(request_sum),
+        target_percent,
+    )?;
     Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
 }
 
-/// `GetResourceUtilizationRatio` on exact sums: the truncated percent and its ratio to the
-/// target.
+/// `GetResourceUtilizationRatio` on the sums (clamped to `int64` as upstream stores them):
+/// the truncated percent and its ratio to the target.
 fn utilization_ratio<'a>(
     mode: crate::settings::Arithmetic,
-    value_sum: i128,
-    request_sum: i128,
+    values: i64,
+    requests: i64,
     target_percent: i32,
 ) -> Result<(Ratio, i32), CalcError<'a>> {
-    let requests = i128::from(arith::clamp_i64(request_sum));
     if requests == 0 {
         return Err(CalcError::NoMatchingRequests);
     }
-    let values = i128::from(arith::clamp_i64(value_sum));
-    let percent = arith::clamp_i32(
-        values
-            .saturating_mul(100)
-            .checked_div(requests)
-            .unwrap_or(0),
-    );
+    // `values * 100 / requests` is exact in 64 bits unless the product overflows.
+    let percent = match values.checked_mul(100) {
+        Some(v) => arith::clamp_i32(i128::from(v.checked_div(requests).unwrap_or(0))),
+        None => arith::clamp_i32(
+            arith::div_rem_i128(i128::from(values).saturating_mul(100), i128::from(requests))
+                .map_or(0, |(q, _)| q),
+        ),
+    };
     Ok((
         arith::ratio(mode, i64::from(percent), i64::from(target_percent)),
         percent,
@@ -344,6 +393,7 @@ fn second_pass_replicas(
 
 /// `calcPlainMetricReplicas`: Resource/ContainerResource average-value targets and Pods
 /// metrics (spec section 10.2). `resource` is `None` for Pods metrics.
+#[inline(never)]
 pub(crate) fn plain_average<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
@@ -356,31 +406,14 @@ pub(crate) fn plain_average<'a>(
         None => CalcError::NoCustomMetrics,
     };
     check_alignment(ctx, samples, empty)?;
-    let pods = ctx.obs.pods;
-    let readiness = ctx.readiness(resource == Some("cpu"));
-    let mut first = FirstPass::default();
-    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
-        let value = slot.as_ref().and_then(|s| sample_value(s, container));
-        let sample = slot.as_ref().filter(|_| value.is_some());
-        match group_pod(pod, sample, &readiness) {
-            PodGroup::Ready => {
-                first.ready = first.ready.saturating_add(1);
-                first.value_sum = first
-                    .value_sum
-                    .saturating_add(i128::from(value.unwrap_or(0)));
-            }
-            PodGroup::Unready => first.unready = first.unready.saturating_add(1),
-            PodGroup::Missing => first.missing = first.missing.saturating_add(1),
-            PodGroup::Ignored => {}
-        }
-    }
+    let first = first_pass(ctx, samples, container, None, resource == Some("cpu"));
     let (orphan_sum, orphans) = orphan_sums(samples, container);
     let entries = first.ready.saturating_add(orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
     }
     let mode = ctx.settings.arithmetic;
-    let total = first.value_sum.saturating_add(orphan_sum);
+    let total = first.value_sum.total().saturating_add(orphan_sum.total());
     let average = arith::clamp_i64(total).checked_div(entries).unwrap_or(0);
     let ratio = arith::ratio(mode, average, target_milli);
     let result = |(replicas, within_tolerance)| Calculation {
@@ -534,13 +567,15 @@ pub(crate) fn external_per_pod<'a>(
         return Err(CalcError::NoExternalMetrics);
     }
     // A running sum that leaves [0, MaxInt64] is upstream's overflow signal.
-    let mut sum: i128 = 0;
+    let mut sum: i64 = 0;
     for &v in values {
-        sum = sum.saturating_add(i128::from(v));
-        if sum < 0 || sum > i128::from(i64::MAX) {
-            sum = i128::from(i64::MAX);
-            break;
+        match sum.checked_add(v) {
+            Some(s) if s >= 0 => sum = s,
+            _ => {
+                sum = i64::MAX;
+                break;
+            }
         }
     }
-    Ok(per_pod(ctx, arith::clamp_i64(sum), target_milli, true))
+    Ok(per_pod(ctx, sum, target_milli, true))
 }

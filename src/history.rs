@@ -103,6 +103,94 @@ pub(crate) struct Stabilized {
     pub high: i32,
 }
 
+/// An entry stamped with an offset from the history's epoch.
+trait Stamped: Copy {
+    /// The entry with its offsets moved back by `shift`, `None` when it would fall before the
+    /// new epoch (older than 2^31 ms: beyond every window and period).
+    fn rebased(self, shift: u32) -> Option<Self>;
+}
+
+impl Stamped for Recommendation {
+    fn rebased(self, shift: u32) -> Option<Self> {
+        Some(Recommendation {
+            at: self.at.checked_sub(shift)?,
+            ..self
+        })
+    }
+}
+
+impl Stamped for ScaleEvent {
+    fn rebased(self, shift: u32) -> Option<Self> {
+        Some(ScaleEvent {
+            at: self.at.checked_sub(shift)?,
+            ..self
+        })
+    }
+}
+
+impl Stamped for RecommendationSummary {
+    fn rebased(self, shift: u32) -> Option<Self> {
+        Some(RecommendationSummary {
+            at: self.at.checked_sub(shift)?,
+            first: self.first.saturating_sub(shift),
+            ..self
+        })
+    }
+}
+
+impl Stamped for EventSummary {
+    fn rebased(self, shift: u32) -> Option<Self> {
+        Some(EventSummary {
+            at: self.at.checked_sub(shift)?,
+            first: self.first.saturating_sub(shift),
+            ..self
+        })
+    }
+}
+
+/// Shifts every entry of `ring` in place, in order, dropping those before the new epoch.
+fn rebase_ring<T: Stamped, const N: usize>(ring: &mut Deque<T, N>, shift: u32) {
+    for _ in 0..ring.len() {
+        if let Some(entry) = ring.pop_front() {
+            if let Some(kept) = entry.rebased(shift) {
+                // Cannot fail: an entry was just taken out.
+                let _ = ring.push_back(kept);
+            }
+        }
+    }
+}
+
+/// A cutoff `now - window` as bounds on offsets (see `History::cutoff`).
+#[derive(Clone, Copy)]
+struct Cutoff {
+    /// Offsets strictly after the cutoff are at least this (2^32: none).
+    after: u64,
+    /// Offsets strictly before the cutoff are below this.
+    before: u64,
+}
+
+impl Cutoff {
+    /// Strictly after the cutoff.
+    fn after(self, at: u32) -> bool {
+        u64::from(at) >= self.after
+    }
+
+    /// Strictly before the cutoff.
+    fn before(self, at: u32) -> bool {
+        u64::from(at) < self.before
+    }
+
+    /// The lowest offset strictly after the cutoff, `None` when no offset is.
+    fn first_after(self) -> Option<u32> {
+        u32::try_from(self.after).ok()
+    }
+
+    /// The lowest offset not before the cutoff, `None` when every offset is before it.
+    fn first_not_before(self) -> Option<u32> {
+        u32::try_from(self.before).ok()
+    }
+}
+
 /// Both histories of one HPA. `R` recommendations, `E` scale events.
 #[derive(Clone, Debug)]
 pub struct History<const R: usize, const E: usize> {
@@ -162,43 +250,19 @@ impl<const R: usize, const E: usize> History<R, E> {
         self.offset(Instant(now)).unwrap_or(u32::MAX)
     }
 
+    /// Moves the epoch forward to `new_epoch`. Each ring is shifted in place (each entry goes
+    /// round the ring once, in order): a second ring on the stack would cost its whole
+    /// capacity (2.9 KB at the default capacities) in the frame. Cold: it runs about once in
+    /// 25 days.
+    #[cold]
+    #[inline(never)]
     fn rebase(&mut self, new_epoch: i64) {
         let shift = i128::from(new_epoch).saturating_sub(i128::from(self.epoch));
         let shift = u32::try_from(shift.max(0)).unwrap_or(u32::MAX);
-        // In place (each entry goes round the ring once, in order): a second ring on the stack
-        // would cost its whole capacity (2.9 KB at the default capacities) in every
-        // evaluation's stack frame.
-        for _ in 0..self.recommendations.len() {
-            if let Some(r) = self.recommendations.pop_front() {
-                if let Some(at) = r.at.checked_sub(shift) {
-                    // Cannot fail: an entry was just taken out.
-                    let _ = self.recommendations.push_back(Recommendation { at, ..r });
-                }
-            }
-        }
-        for _ in 0..self.events.len() {
-            if let Some(e) = self.events.pop_front() {
-                if let Some(at) = e.at.checked_sub(shift) {
-                    let _ = self.events.push_back(ScaleEvent { at, ..e });
-                }
-            }
-        }
-        let mut kept: Deque<RecommendationSummary, GENERATIONS> = Deque::new();
-        for g in self.folded_recommendations.iter() {
-            if let Some(at) = g.at.checked_sub(shift) {
-                let first = g.first.saturating_sub(shift);
-                let _ = kept.push_back(RecommendationSummary { first, at, ..*g });
-            }
-        }
-        self.folded_recommendations = kept;
-        let mut kept: Deque<EventSummary, GENERATIONS> = Deque::new();
-        for g in self.folded_events.iter() {
-            if let Some(at) = g.at.checked_sub(shift) {
-                let first = g.first.saturating_sub(shift);
-                let _ = kept.push_back(EventSummary { first, at, ..*g });
-            }
-        }
-        self.folded_events = kept;
+        rebase_ring(&mut self.recommendations, shift);
+        rebase_ring(&mut self.events, shift);
+        rebase_ring(&mut self.folded_recommendations, shift);
+        rebase_ring(&mut self.folded_events, shift);
         self.epoch = new_epoch;
     }
 
@@ -212,14 +276,29 @@ impl<const R: usize, const E: usize> History<R, E> {
         Instant(self.epoch.saturating_add(i64::from(at)))
     }
 
-    /// Strictly after `now - window` (inside a behavior window or policy period).
-    fn after_cutoff(&self, at: u32, now: Instant, window: Duration) -> bool {
-        self.instant(at).is_after_cutoff(now, window)
-    }
-
-    /// Not before `now - window` (inside the legacy window, which includes its cutoff).
-    fn not_before_cutoff(&self, at: u32, now: Instant, window: Duration) -> bool {
-        !self.instant(at).is_before_cutoff(now, window)
+    /// The cutoff `now - window` as a bound on offsets: entries strictly after the cutoff
+    /// (inside a behavior window or policy period) have `at >= after`; entries strictly
+    /// before it have `at < before`. Computed once per scan, so that each entry costs one
+    /// integer comparison. Exactly the comparisons of `Instant` on `epoch + at` (saturating).
+    fn cutoff(&self, now: Instant, window: Duration) -> Cutoff {
+        let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
+        let max = i128::from(i64::MAX);
+        let from_epoch = cutoff.saturating_sub(i128::from(self.epoch));
+        let bound = |v: i128| u64::try_from(v.clamp(0, 1 << 32)).unwrap_or(0);
+        Cutoff {
+            // `min(epoch + at, MAX) > cutoff` never holds from MAX up.
+            after: if cutoff >= max {
+                1 << 32
+            } else {
+                bound(from_epoch.saturating_add(1))
+            },
+            // `min(epoch + at, MAX) < cutoff` always holds above MAX.
+            before: if cutoff > max {
+                1 << 32
+            } else {
+                bound(from_epoch)
+            },
+        }
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
@@ -227,15 +306,16 @@ impl<const R: usize, const E: usize> History<R, E> {
     fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
         let at = self.advance(now);
         self.seeded = true;
+        let cutoff = self.cutoff(now, retention);
         while let Some(front) = self.recommendations.front().copied() {
-            if self.instant(front.at).is_before_cutoff(now, retention) {
+            if cutoff.before(front.at) {
                 self.recommendations.pop_front();
             } else {
                 break;
             }
         }
         while let Some(g) = self.folded_recommendations.front().copied() {
-            if self.instant(g.at).is_before_cutoff(now, retention) {
+            if cutoff.before(g.at) {
                 self.folded_recommendations.pop_front();
             } else {
                 break;
@@ -299,15 +379,19 @@ impl<const R: usize, const E: usize> History<R, E> {
         window: Duration,
         retention: Duration,
     ) -> Stabilized {
+        let cutoff = self.cutoff(now, window);
         let mut low = desired;
-        for r in self.recommendations.iter() {
-            if self.not_before_cutoff(r.at, now, window) {
-                low = low.max(r.replicas);
+        if let Some(from) = cutoff.first_not_before() {
+            let (a, b) = self.recommendations.as_slices();
+            for half in [a, b] {
+                low = half
+                    .iter()
+                    .fold(low, |m, r| if r.at >= from { m.max(r.replicas) } else { m });
             }
         }
         let mut high = low;
         for g in self.folded_recommendations.iter() {
-            if self.not_before_cutoff(g.at, now, window) {
+            if !cutoff.before(g.at) {
                 high = high.max(g.high);
             }
         }
@@ -332,22 +416,30 @@ impl<const R: usize, const E: usize> History<R, E> {
         down_window: Duration,
         retention: Duration,
     ) -> Stabilized {
+        let (up_cutoff, down_cutoff) = (self.cutoff(now, up_window), self.cutoff(now, down_window));
         let mut up = desired;
         let mut down = desired;
-        for r in self.recommendations.iter() {
-            if self.after_cutoff(r.at, now, up_window) {
-                up = up.min(r.replicas);
+        // The ring's two contiguous halves, one branch-free (vectorizable) loop per bound.
+        let (a, b) = self.recommendations.as_slices();
+        for half in [a, b] {
+            if let Some(from) = up_cutoff.first_after() {
+                up = half
+                    .iter()
+                    .fold(up, |m, r| if r.at >= from { m.min(r.replicas) } else { m });
             }
-            if self.after_cutoff(r.at, now, down_window) {
-                down = down.max(r.replicas);
+            if let Some(from) = down_cutoff.first_after() {
+                down = half.iter().fold(
+                    down,
+                    |m, r| if r.at >= from { m.max(r.replicas) } else { m },
+                );
             }
         }
         let (exact_up, exact_down) = (up, down);
         for g in self.folded_recommendations.iter() {
-            if self.after_cutoff(g.at, now, up_window) {
+            if up_cutoff.after(g.at) {
                 up = up.min(g.low);
             }
-            if self.after_cutoff(g.at, now, down_window) {
+            if down_cutoff.after(g.at) {
                 down = down.max(g.high);
             }
         }
@@ -371,18 +463,16 @@ impl<const R: usize, const E: usize> History<R, E> {
             return;
         }
         let at = self.advance(now);
+        let cutoff = self.cutoff(now, EVENT_RETENTION);
         while let Some(front) = self.events.front().copied() {
-            if self
-                .instant(front.at)
-                .is_before_cutoff(now, EVENT_RETENTION)
-            {
+            if cutoff.before(front.at) {
                 self.events.pop_front();
             } else {
                 break;
             }
         }
         while let Some(g) = self.folded_events.front().copied() {
-            if self.instant(g.at).is_before_cutoff(now, EVENT_RETENTION) {
+            if cutoff.before(g.at) {
                 self.folded_events.pop_front();
             } else {
                 break;
@@ -429,10 +519,11 @@ impl<const R: usize, const E: usize> History<R, E> {
         period: Duration,
         direction: LimitDirection,
     ) -> PeriodChanges {
+        let cutoff = self.cutoff(now, period);
         let mut added: i64 = 0;
         let mut deleted: i64 = 0;
         for e in self.events.iter() {
-            if self.after_cutoff(e.at, now, period) {
+            if cutoff.after(e.at) {
                 if e.change > 0 {
                     added = added.saturating_add(i64::from(e.change));
                 } else {
@@ -442,7 +533,7 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
         let mut overflowed = false;
         for g in self.folded_events.iter() {
-            if self.after_cutoff(g.at, now, period) {
+            if cutoff.after(g.at) {
                 // Count folded events only where they shrink this direction's budget. Either
                 // way upstream may count them differently (folded events of the other
                 // direction would widen it), so the decision is reported.

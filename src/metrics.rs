@@ -409,6 +409,7 @@ fn selector_invalid(spec: &MetricSpec<'_>) -> bool {
 }
 
 /// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
+#[inline(never)]
 pub fn evaluate_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     spec: &'a MetricSpec<'a>,

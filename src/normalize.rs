@@ -94,6 +94,7 @@ fn set_limited(conditions: &mut Conditions, limited: bool, reason: Reason) {
 }
 
 /// `normalizeDesiredReplicas`: the legacy path for HPAs without `behavior`.
+#[inline(never)]
 pub fn legacy<const R: usize, const E: usize>(
     history: &mut History<R, E>,
     settings: &Settings,
@@ -155,6 +156,7 @@ pub fn legacy<const R: usize, const E: usize>(
 
 /// `normalizeDesiredReplicasWithBehaviors`: stabilization with both windows, then the
 /// policy rate limits and min/max in the direction of travel.
+#[inline(never)]
 pub fn with_behavior<const R: usize, const E: usize>(
     history: &mut History<R, E>,
     settings: &Settings,

@@ -220,8 +220,7 @@ fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) ->
 
 /// `MilliValue()` of an exact nano-unit amount: rounds up, negatives away from zero.
 fn nano_to_milli(nano: i128) -> i64 {
-    let q = nano / 1_000_000;
-    let r = nano % 1_000_000;
+    let (q, r) = crate::arith::div_rem_i128(nano, 1_000_000).unwrap_or((0, 0));
     let milli = if r > 0 {
         q.saturating_add(1)
     } else if r < 0 {
@@ -263,14 +262,14 @@ fn container_requests<'a>(
         };
     }
     // One pass in any order; only an error needs upstream's order (regular, then sidecars).
-    let mut sum: i128 = 0;
+    let mut sum = crate::arith::Sum::default();
     for c in pod.containers.iter().filter(counted) {
         match find_request(c.requests, resource) {
-            Some(q) => sum = sum.saturating_add(i128::from(q.milli_value())),
+            Some(q) => sum.add(q.milli_value()),
             None => return Err(first_missing_request(pod, resource)),
         }
     }
-    Ok(crate::arith::clamp_i64(sum))
+    Ok(sum.clamped())
 }
 
 /// The container upstream names when some counted container lacks the request.

@@ -137,6 +137,33 @@ fn pow10(k: u32) -> Option<u128> {
     POW10.get(usize::try_from(k).ok()?).copied()
 }
 
+/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by doubling
+/// and adding (a 128-bit multiplication is expanded inline, about 1 KB of code, on 32-bit
+/// targets).
+#[inline(never)]
+fn mul_pow10(m: u128, k: u32) -> Option<u128> {
+    if k >= 39 {
+        return None;
+    }
+    let mut m = m;
+    for _ in 0..k {
+        let twice = m.checked_add(m)?;
+        let four = twice.checked_add(twice)?;
+        m = four.checked_add(four)?.checked_add(twice)?;
+    }
+    Some(m)
+}
+
+/// `m × 10^k` in `i128`, or `None` when it does not fit.
+fn scale_i128(m: i128, k: u32) -> Option<i128> {
+    let magnitude = mul_pow10(m.unsigned_abs(), k)?;
+    if m < 0 {
+        0i128.checked_sub_unsigned(magnitude)
+    } else {
+        i128::try_from(magnitude).ok()
+    }
+}
+
 const NANO_EXP: i64 = -9;
 /// 10⁹.
 const NANO: i128 = 1_000_000_000;
@@ -305,14 +332,13 @@ impl Quantity {
         }
         let shift = i64::from(self.exponent).saturating_sub(i64::from(scale));
         if shift >= 0 {
-            let power = u32::try_from(shift).ok().and_then(pow10)?;
-            magnitude.checked_mul(power)
+            mul_pow10(magnitude, u32::try_from(shift).ok()?)
         } else {
             let power = u32::try_from(shift.unsigned_abs()).ok().and_then(pow10);
             match power {
                 Some(p) => {
-                    let quotient = magnitude.checked_div(p)?;
-                    let exact = magnitude.checked_rem(p)? == 0;
+                    let (quotient, rem) = crate::arith::div_rem_u128(magnitude, p);
+                    let exact = rem == 0;
                     Some(if exact {
                         quotient
                     } else {
@@ -362,35 +388,35 @@ impl Quantity {
     /// cannot take through its int64 fast path (`Pi`, `Ei`, ...), into an `inf.Dec` at nano
     /// scale, i.e. `(value × 10^9, -9)`; this function returns the form above instead.
     pub fn canonical_parts(&self) -> (i128, i32) {
-        match self.canonical() {
-            Canonical::Zero => (0, 0),
-            Canonical::Decimal {
-                mantissa,
-                zeros,
-                exponent,
-                ..
-            } => {
-                let m = pow10(zeros)
-                    .and_then(|p| i128::try_from(p).ok())
-                    .and_then(|p| mantissa.checked_mul(p))
-                    .unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
-                let e = i32::try_from(exponent).unwrap_or(if exponent < 0 {
-                    i32::MIN
-                } else {
-                    i32::MAX
-                });
-                (m, e)
-            }
-            Canonical::Binary { mantissa, power } => {
-                let value = u32::try_from(power)
-                    .ok()
-                    .and_then(|p| p.checked_mul(10))
-                    .and_then(|bits| 1i128.checked_shl(bits))
-                    .and_then(|unit| mantissa.checked_mul(unit))
-                    .unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
-                (value, 0)
+        if self.mantissa == 0 {
+            return (0, 0);
+        }
+        // What `canonical` computes, without building the text form: a BinarySI integer of at
+        // least 1024 in magnitude that `Ki`..`Ei` can show (fewer than 7 factors of 1024, i.e.
+        // fewer than 70 trailing zero bits) parses back to its integer value.
+        if self.format == Format::BinarySI {
+            if let Some(value) = u32::try_from(self.exponent)
+                .ok()
+                .and_then(|e| scale_i128(self.mantissa, e))
+            {
+                if value.unsigned_abs() >= 1024 && value.trailing_zeros() < 70 {
+                    return (value, 0);
+                }
             }
         }
+        // Decimal: the exponent lowered to a multiple of 3.
+        let exponent = i64::from(self.exponent);
+        let zeros = exponent.rem_euclid(3);
+        let m = scale_i128(self.mantissa, u32::try_from(zeros).unwrap_or(0)).unwrap_or(
+            if self.mantissa < 0 {
+                i128::MIN
+            } else {
+                i128::MAX
+            },
+        );
+        let e = exponent.saturating_sub(zeros);
+        let e = i32::try_from(e).unwrap_or(if e < 0 { i32::MIN } else { i32::MAX });
+        (m, e)
     }
 
     /// Upstream `CanonicalizeBytes`, as numbers.
@@ -868,6 +894,81 @@ mod tests {
 
     use super::*;
     use std::string::{String, ToString};
+
+    /// `canonical_parts` as it was written before, on top of `canonical`.
+    fn canonical_parts_reference(q: &Quantity) -> (i128, i32) {
+        match q.canonical() {
+            Canonical::Zero => (0, 0),
+            Canonical::Decimal {
+                mantissa,
+                zeros,
+                exponent,
+                ..
+            } => {
+                let m = pow10(zeros)
+                    .and_then(|p| i128::try_from(p).ok())
+                    .and_then(|p| mantissa.checked_mul(p))
+                    .unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
+                let e = i32::try_from(exponent).unwrap_or(if exponent < 0 {
+                    i32::MIN
+                } else {
+                    i32::MAX
+                });
+                (m, e)
+            }
+            Canonical::Binary { mantissa, power } => {
+                let value = u32::try_from(power)
+                    .ok()
+                    .and_then(|p| p.checked_mul(10))
+                    .and_then(|bits| 1i128.checked_shl(bits))
+                    .and_then(|unit| mantissa.checked_mul(unit))
+                    .unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
+                (value, 0)
+            }
+        }
+    }
+
+    #[test]
+    #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+    fn canonical_parts_match_the_canonical_form() {
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let formats = [Format::BinarySI, Format::DecimalSI, Format::DecimalExponent];
+        for _ in 0..100_000 {
+            let bits = next() % 128;
+            let m = ((u128::from(next()) << 64 | u128::from(next())) >> bits) as i128;
+            let m = if next() % 2 == 0 { m } else { m.wrapping_neg() };
+            let m = if next() % 3 == 0 { m % 100_000 } else { m };
+            let e = match next() % 4 {
+                0 => (next() % 80) as i32 - 40,
+                1 => (next() % 8) as i32 - 4,
+                2 => i32::MAX - (next() % 4) as i32,
+                _ => i32::MIN + (next() % 4) as i32,
+            };
+            let f = formats[(next() % 3) as usize];
+            let quantity = Quantity::from_parts(m, e, f);
+            assert_eq!(
+                quantity.canonical_parts(),
+                canonical_parts_reference(&quantity),
+                "{m}e{e} {f:?}"
+            );
+        }
+        for text in [
+            "2Ki", "1023", "1024", "0.5Ki", "8Ei", "9Ei", "1Pi", "1e3", "-4Ki", "0",
+        ] {
+            let quantity = q(text);
+            assert_eq!(
+                quantity.canonical_parts(),
+                canonical_parts_reference(&quantity),
+                "{text}"
+            );
+        }
+    }
 
     fn q(s: &str) -> Quantity {
         Quantity::parse(s).unwrap_or(Quantity::from_int(i64::MIN, Format::DecimalExponent))

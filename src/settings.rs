@@ -12,6 +12,11 @@ pub enum Arithmetic {
     #[default]
     Kubernetes,
     /// Evaluate every float64 expression of the algorithm in exact rationals.
+    ///
+    /// Needs the `exact` cargo feature (on by default). Without it the exact code is not
+    /// built, [`crate::Autoscaler::evaluate`] refuses this mode with
+    /// [`crate::EvaluateError::ExactArithmeticUnavailable`], and the lower-level functions
+    /// (`hpa::metrics`, `hpa::normalize`) compute in `Kubernetes` mode.
     Exact,
 }
 

@@ -45,29 +45,38 @@ impl Instant {
         self.0
     }
 
-    /// `self + d` computed exactly (i128), for comparisons.
-    const fn wide_add(self, d: Duration) -> i128 {
-        (self.0 as i128).saturating_add(d.0 as i128)
-    }
-
     /// Strictly after `other + d` (Go's `other.Add(d).Before(self)`), computed exactly.
     pub const fn is_after_offset(self, other: Instant, d: Duration) -> bool {
-        (self.0 as i128) > other.wide_add(d)
+        match other.0.checked_add(d.0) {
+            Some(t) => self.0 > t,
+            // Beyond the i64 range: above every instant when d > 0, below every one otherwise.
+            None => d.0 < 0,
+        }
     }
 
     /// Strictly before `other + d`, computed exactly.
     pub const fn is_before_offset(self, other: Instant, d: Duration) -> bool {
-        (self.0 as i128) < other.wide_add(d)
+        match other.0.checked_add(d.0) {
+            Some(t) => self.0 < t,
+            None => d.0 > 0,
+        }
     }
 
     /// Strictly after the cutoff `now - d` (inside a window that ends at `now`).
     pub const fn is_after_cutoff(self, now: Instant, d: Duration) -> bool {
-        (self.0 as i128) > (now.0 as i128).saturating_sub(d.0 as i128)
+        match now.0.checked_sub(d.0) {
+            Some(t) => self.0 > t,
+            // Below every instant when d > 0, above every one otherwise.
+            None => d.0 > 0,
+        }
     }
 
     /// Strictly before the cutoff `now - d`.
     pub const fn is_before_cutoff(self, now: Instant, d: Duration) -> bool {
-        (self.0 as i128) < (now.0 as i128).saturating_sub(d.0 as i128)
+        match now.0.checked_sub(d.0) {
+            Some(t) => self.0 < t,
+            None => d.0 < 0,
+        }
     }
 }
 
@@ -88,5 +97,36 @@ mod tests {
         assert!(!at_cutoff.is_before_cutoff(now, Duration(1000)));
         assert!(Instant(i64::MAX).is_after_offset(Instant(i64::MAX - 1), Duration(0)));
         assert!(!Instant(i64::MAX).is_after_offset(Instant(i64::MAX), Duration(i64::MAX)));
+    }
+
+    /// The comparisons against the exact i128 sums, on values around the i64 limits.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn comparisons_match_wide_arithmetic() {
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MIN / 2,
+            -1000,
+            -1,
+            0,
+            1,
+            1000,
+            i64::MAX / 2,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                for &d in &edges {
+                    let (a, b, d) = (i128::from(a), i128::from(b), i128::from(d));
+                    let (x, y, span) = (Instant(a as i64), Instant(b as i64), Duration(d as i64));
+                    assert_eq!(x.is_after_offset(y, span), a > b + d);
+                    assert_eq!(x.is_before_offset(y, span), a < b + d);
+                    assert_eq!(x.is_after_cutoff(y, span), a > b - d);
+                    assert_eq!(x.is_before_cutoff(y, span), a < b - d);
+                }
+            }
+        }
     }
 }

@@ -46,8 +46,9 @@ impl Tolerance {
         // ratio's range, so dropping digits below the 19th changes no comparison in practice.
         let mut exact = true;
         while mantissa > i128::from(i64::MAX) {
-            exact &= mantissa % 10 == 0;
-            mantissa /= 10;
+            let (q, r) = crate::arith::div_rem_i128(mantissa, 10).unwrap_or((0, 0));
+            exact &= r == 0;
+            mantissa = q;
             exp10 = exp10.saturating_add(1);
         }
         let m64 = i64::try_from(mantissa).unwrap_or(i64::MAX);

@@ -1,9 +1,12 @@
 //! API validation of an `autoscaling/v2` HorizontalPodAutoscaler spec (algorithm spec
 //! section 4), reported the way the Kubernetes API server reports it.
 //!
-//! [`validate_spec`] walks the spec in the order upstream's `validateHorizontalPodAutoscalerSpec`
-//! appends its errors and returns the **first** one. A [`ValidationError`] renders exactly like
-//! Go's `field.Error.Error()`: `<field path>: <type>[: <value>][: <detail>]`, for example
+//! One walk of the spec follows the order in which upstream's
+//! `validateHorizontalPodAutoscalerSpec` appends its errors (`pkg/apis/autoscaling/validation`).
+//! [`validate_spec_each`] passes **every** error to a visitor, like the error list `kubectl`
+//! prints for a rejected object; [`validate_spec`] and [`validate_spec_with`] return the
+//! **first** one (and stop the walk there). A [`ValidationError`] renders exactly like Go's
+//! `field.Error.Error()`: `<field path>: <type>[: <value>][: <detail>]`, for example
 //! `spec.minReplicas: Invalid value: 0: must be greater than or equal to 1` or
 //! `spec.behavior.scaleUp.policies: Required value: must specify at least one Policy`.
 //!
@@ -17,8 +20,9 @@
 //! Where the text cannot match upstream byte for byte:
 //! * a rejected quantity prints in canonical form (`-300m`); Go prints the raw
 //!   `resource.Quantity{...}` struct for the `*Quantity` upstream passes;
-//! * with several wrongly populated metric sources, upstream's first `Forbidden` error depends
-//!   on Go map order; the first in field order is reported here;
+//! * with several wrongly populated metric sources, upstream's order of their `Forbidden`
+//!   errors depends on Go map order; they are reported here in the order upstream examines the
+//!   sources (object, external, pods, resource, containerResource);
 //! * the `apiVersion` messages of `ValidateCrossVersionObjectReference` (added upstream in
 //!   1.34, source not available to this implementation) are reconstructed: a value with more
 //!   than one `/` gives `schema.ParseGroupVersion`'s error, a missing group (allowed only for a
@@ -28,10 +32,12 @@
 //! Nothing here allocates: paths are fixed-capacity segment lists and rejected strings are
 //! copied into a fixed buffer ([`MAX_VALUE_LEN`] bytes, longer values are cut and marked).
 //! Without an allocator the error cannot be boxed, so it is returned by value (a few hundred
-//! bytes, once per spec); hence the `result_large_err` allowance below.
+//! bytes, once per spec); hence the `result_large_err` allowance below. The visitor form builds
+//! each error on the stack and lends it to the visitor.
 #![allow(clippy::result_large_err)]
 
 use core::fmt;
+use core::ops::ControlFlow;
 
 use crate::quantity::Quantity;
 use crate::spec::{
@@ -567,7 +573,7 @@ pub const fn source_field_name(source: MetricSourceType) -> &'static str {
     }
 }
 
-/// The first validation error found: field, type, rejected value and detail message.
+/// A validation error: field, type, rejected value and detail message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ValidationError {
@@ -751,57 +757,117 @@ pub fn validate_spec(spec: &HpaSpec<'_>, scale_to_zero: bool) -> Result<(), Vali
 /// [`validate_spec`] for a spec in which some strings could not be mapped to the typed model:
 /// each [`Unrecognized`] entry replaces the typed field at its place and is reported there,
 /// so the error returned is still the first one upstream would report.
+///
+/// This is the first error [`validate_spec_each`] reports; the walk stops there.
 pub fn validate_spec_with(
     spec: &HpaSpec<'_>,
     scale_to_zero: bool,
     unrecognized: &[Unrecognized<'_>],
 ) -> Result<(), ValidationError> {
-    let spec_path = || FieldPath::root("spec");
-    let lower_bound: i32 = if scale_to_zero { 0 } else { 1 };
-    if let Some(min) = spec.min_replicas {
-        if min < lower_bound {
-            return Err(ValidationError::invalid(
-                spec_path().child("minReplicas"),
-                BadValue::Int(i64::from(min)),
-                Detail::GreaterThanOrEqualTo(i64::from(lower_bound)),
-            ));
+    let mut sink = Sink {
+        visit: None,
+        first: None,
+        count: 0,
+    };
+    // The walk breaks at the first error, which `sink.first` then holds.
+    let _ = walk_spec(spec, scale_to_zero, unrecognized, &mut sink);
+    match sink.first {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// Validates `spec` like [`validate_spec_with`], but reports **every** error, in the order of
+/// the API server's error list (`field.ErrorList`), to `on_error`; returns how many there were
+/// (0 for a valid spec). Nothing is allocated: each error is built on the stack, passed by
+/// reference and dropped.
+///
+/// The list is the one `kubectl` prints for a rejected object: the API server's
+/// `ErrorList.ToAggregate()` and `kubectl` both drop an error whose text repeats an earlier
+/// one, and the only repetition HPA validation produces (`validateMetricSpec` appends the
+/// Unsupported-value error of an unknown metric `type` twice) is reported once here.
+///
+/// Which checks go on after an error follows upstream's `validation.go`: every check of the
+/// spec runs, each appending its own errors, except where upstream itself skips one. Upstream
+/// skips: the format checks of an empty `kind`, `name`, metric name, container resource name
+/// or container (each is Required instead); the standard-resource check of a container
+/// resource name that is not a valid label key; the in-depth checks of every populated metric
+/// source after the first (they are only `Forbidden`); and, within a label key with more than
+/// one `/`, everything but that one message. A missing or unknown metric `type`, or target
+/// `type`, does not stop the checks of that metric or target.
+///
+/// ```
+/// use hpa::spec::{HpaSpec, MetricSpec, MetricTarget};
+/// use hpa::validation::validate_spec_each;
+///
+/// let metrics = [MetricSpec::resource("", MetricTarget::utilization(0))];
+/// let spec = HpaSpec {
+///     min_replicas: Some(0),
+///     max_replicas: 0,
+///     metrics: &metrics,
+///     behavior: None,
+///     scale_target_ref: None,
+/// };
+/// let mut lines = Vec::new();
+/// let count = validate_spec_each(&spec, false, &[], &mut |e| lines.push(e.to_string()));
+/// assert_eq!(count, 5);
+/// assert_eq!(
+///     lines,
+///     [
+///         "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+///         "spec.maxReplicas: Invalid value: 0: must be greater than 0",
+///         "spec.metrics[0].resource.name: Required value: must specify a resource name",
+///         "spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be \
+///          greater than 0",
+///         "spec.metrics: Forbidden: must specify at least one Object or External metric to \
+///          support scaling to zero replicas",
+///     ]
+/// );
+/// ```
+pub fn validate_spec_each(
+    spec: &HpaSpec<'_>,
+    scale_to_zero: bool,
+    unrecognized: &[Unrecognized<'_>],
+    on_error: &mut dyn FnMut(&ValidationError),
+) -> usize {
+    let mut sink = Sink {
+        visit: Some(on_error),
+        first: None,
+        count: 0,
+    };
+    // With a visitor the walk never breaks.
+    let _ = walk_spec(spec, scale_to_zero, unrecognized, &mut sink);
+    sink.count
+}
+
+/// Whether the walk goes on after an error ([`ControlFlow::Break`] once the first error is
+/// all the caller wants).
+type Flow = ControlFlow<()>;
+
+const GO_ON: Flow = ControlFlow::Continue(());
+
+/// Where the walk reports its errors: to a visitor (every error), or into `first` (the walk
+/// then stops).
+struct Sink<'f> {
+    visit: Option<&'f mut dyn FnMut(&ValidationError)>,
+    first: Option<ValidationError>,
+    count: usize,
+}
+
+impl Sink<'_> {
+    fn report(&mut self, error: ValidationError) -> Flow {
+        self.count = self.count.saturating_add(1);
+        match self.visit.as_mut() {
+            Some(visit) => {
+                visit(&error);
+                GO_ON
+            }
+            None => {
+                self.first = Some(error);
+                ControlFlow::Break(())
+            }
         }
     }
-    if spec.max_replicas < 1 {
-        return Err(ValidationError::invalid(
-            spec_path().child("maxReplicas"),
-            BadValue::Int(i64::from(spec.max_replicas)),
-            Detail::GreaterThan0,
-        ));
-    }
-    if let Some(min) = spec.min_replicas {
-        if spec.max_replicas < min {
-            return Err(ValidationError::invalid(
-                spec_path().child("maxReplicas"),
-                BadValue::Int(i64::from(spec.max_replicas)),
-                Detail::GreaterThanOrEqualToMinReplicas,
-            ));
-        }
-    }
-    if let Some(target) = &spec.scale_target_ref {
-        // The core API's only scalable kind may omit the API group (registry strategy).
-        let allow_empty_group = target.kind == "ReplicationController";
-        validate_object_reference(
-            target,
-            || spec_path().child("scaleTargetRef"),
-            allow_empty_group,
-        )?;
-    }
-    validate_metrics(spec.metrics, spec.min_replicas, unrecognized)?;
-    if let Some(behavior) = &spec.behavior {
-        validate_rules(behavior.scale_up.as_ref(), Direction::ScaleUp, unrecognized)?;
-        validate_rules(
-            behavior.scale_down.as_ref(),
-            Direction::ScaleDown,
-            unrecognized,
-        )?;
-    }
-    Ok(())
 }
 
 fn metric_path(index: usize) -> FieldPath {
@@ -814,29 +880,102 @@ fn rules_path(direction: Direction) -> FieldPath {
         .child(direction.field_name())
 }
 
-fn validate_metrics(
+/// `validateHorizontalPodAutoscalerSpec`: replica bounds, `scaleTargetRef`, `metrics`,
+/// `behavior`, in that order.
+fn walk_spec(
+    spec: &HpaSpec<'_>,
+    scale_to_zero: bool,
+    unrecognized: &[Unrecognized<'_>],
+    sink: &mut Sink<'_>,
+) -> Flow {
+    let spec_path = || FieldPath::root("spec");
+    let lower_bound: i32 = if scale_to_zero { 0 } else { 1 };
+    // API defaulting sets an absent `minReplicas` to 1 before validation.
+    let min = spec.min_replicas.unwrap_or(1);
+    if min < lower_bound {
+        sink.report(ValidationError::invalid(
+            spec_path().child("minReplicas"),
+            BadValue::Int(i64::from(min)),
+            Detail::GreaterThanOrEqualTo(i64::from(lower_bound)),
+        ))?;
+    }
+    if spec.max_replicas < 1 {
+        sink.report(ValidationError::invalid(
+            spec_path().child("maxReplicas"),
+            BadValue::Int(i64::from(spec.max_replicas)),
+            Detail::GreaterThan0,
+        ))?;
+    }
+    if spec.max_replicas < min {
+        sink.report(ValidationError::invalid(
+            spec_path().child("maxReplicas"),
+            BadValue::Int(i64::from(spec.max_replicas)),
+            Detail::GreaterThanOrEqualToMinReplicas,
+        ))?;
+    }
+    if let Some(target) = &spec.scale_target_ref {
+        // The core API's only scalable kind may omit the API group (registry strategy).
+        let allow_empty_group = target.kind == "ReplicationController";
+        walk_object_reference(
+            target,
+            || spec_path().child("scaleTargetRef"),
+            allow_empty_group,
+            sink,
+        )?;
+    }
+    walk_metrics(spec.metrics, spec.min_replicas, unrecognized, sink)?;
+    if let Some(behavior) = &spec.behavior {
+        walk_rules(
+            behavior.scale_up.as_ref(),
+            Direction::ScaleUp,
+            unrecognized,
+            sink,
+        )?;
+        walk_rules(
+            behavior.scale_down.as_ref(),
+            Direction::ScaleDown,
+            unrecognized,
+            sink,
+        )?;
+    }
+    GO_ON
+}
+
+/// `validateMetrics`: each metric, then the scale-to-zero rule.
+fn walk_metrics(
     metrics: &[MetricSpec<'_>],
     min_replicas: Option<i32>,
     unrecognized: &[Unrecognized<'_>],
-) -> Result<(), ValidationError> {
+    sink: &mut Sink<'_>,
+) -> Flow {
     let mut has_object_or_external = false;
     for (index, metric) in metrics.iter().enumerate() {
-        validate_metric(index, metric, unrecognized)?;
-        // Reaching here means the type was recognized (an unrecognized one is an error).
-        if matches!(
-            metric.type_,
-            Some(MetricSourceType::Object) | Some(MetricSourceType::External)
-        ) {
+        let unknown_type = unknown_metric_type(index, unrecognized);
+        walk_metric(index, metric, unknown_type, unrecognized, sink)?;
+        // Upstream looks at `type` only, valid or not; an unknown string is neither.
+        if unknown_type.is_none()
+            && matches!(
+                metric.type_,
+                Some(MetricSourceType::Object) | Some(MetricSourceType::External)
+            )
+        {
             has_object_or_external = true;
         }
     }
     if min_replicas == Some(0) && !has_object_or_external {
-        return Err(ValidationError::forbidden(
+        sink.report(ValidationError::forbidden(
             FieldPath::root("spec").child("metrics"),
             Detail::ObjectOrExternalMetricForScaleToZero,
-        ));
+        ))?;
     }
-    Ok(())
+    GO_ON
+}
+
+fn unknown_metric_type<'u>(index: usize, unrecognized: &[Unrecognized<'u>]) -> Option<&'u str> {
+    unrecognized.iter().find_map(|u| match *u {
+        Unrecognized::MetricType { metric, value } if metric == index => Some(value),
+        _ => None,
+    })
 }
 
 /// The sources of a metric in the order upstream examines them.
@@ -858,323 +997,367 @@ fn source_present(metric: &MetricSpec<'_>, source: MetricSourceType) -> bool {
     }
 }
 
-fn validate_metric(
+/// `validateMetricSpec`.
+fn walk_metric(
     index: usize,
     metric: &MetricSpec<'_>,
+    unknown_type: Option<&str>,
     unrecognized: &[Unrecognized<'_>],
-) -> Result<(), ValidationError> {
-    let unknown_type = unrecognized.iter().find_map(|u| match *u {
-        Unrecognized::MetricType { metric: m, value } if m == index => Some(value),
-        _ => None,
-    });
-    if let Some(value) = unknown_type {
-        return Err(ValidationError::unsupported_metric_type(index, value));
+    sink: &mut Sink<'_>,
+) -> Flow {
+    let type_path = || metric_path(index).child("type");
+    // An unrecognized string replaces the typed field; a missing type is the empty string.
+    let type_ = if unknown_type.is_some() {
+        None
+    } else {
+        metric.type_
+    };
+    let type_text = match (unknown_type, type_) {
+        (Some(value), _) => Some(value),
+        (None, None) => Some(""),
+        (None, Some(_)) => None,
+    };
+    if let Some(value) = type_text {
+        // Upstream: Required for "", then Unsupported for any string outside the enumeration,
+        // "" included.
+        if value.is_empty() {
+            sink.report(ValidationError::required(
+                type_path(),
+                Detail::MetricSourceTypeRequired,
+            ))?;
+        }
+        sink.report(ValidationError::unsupported(
+            type_path(),
+            value,
+            SupportedValues::MetricSourceTypes,
+        ))?;
     }
-    let Some(type_) = metric.type_ else {
-        return Err(ValidationError::required(
-            metric_path(index).child("type"),
-            Detail::MetricSourceTypeRequired,
-        ));
-    };
 
-    // Only the first populated source (in upstream's order) is validated in depth.
-    let target_type = |source: MetricSourceType| {
-        unrecognized.iter().find_map(|u| match *u {
-            Unrecognized::TargetType {
-                metric: m,
-                source: s,
-                value,
-            } if m == index && s == source => Some(value),
-            _ => None,
-        })
-    };
-    let source_path =
-        |source: MetricSourceType| metric_path(index).child(source_field_name(source));
+    // Only the first populated source (in upstream's order) is validated in depth, whether or
+    // not it is the one `type` names.
     if let Some(first) = SOURCE_ORDER
         .iter()
         .copied()
         .find(|s| source_present(metric, *s))
     {
-        let path = || source_path(first);
-        let unknown = target_type(first);
-        match first {
-            MetricSourceType::Object => {
-                if let Some(src) = &metric.object {
-                    validate_object_reference(
-                        &src.described_object,
-                        || path().child("describedObject"),
-                        true,
-                    )?;
-                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
-                    validate_target(&src.target, || path().child("target"), unknown)?;
-                    if src.target.value.is_none() && src.target.average_value.is_none() {
-                        return Err(ValidationError::required(
-                            path().child("target").child("averageValue"),
-                            Detail::ObjectValueOrAverageValueRequired,
-                        ));
-                    }
+        let unknown_target = unrecognized.iter().find_map(|u| match *u {
+            Unrecognized::TargetType {
+                metric: m,
+                source: s,
+                value,
+            } if m == index && s == first => Some(value),
+            _ => None,
+        });
+        walk_source(index, metric, first, unknown_target, sink)?;
+    }
+
+    let source_path =
+        |source: MetricSourceType| metric_path(index).child(source_field_name(source));
+    if let Some(type_) = type_ {
+        if !source_present(metric, type_) {
+            sink.report(ValidationError::required(
+                source_path(type_),
+                Detail::PopulateMetricSource,
+            ))?;
+        }
+    }
+    // (For a type outside the enumeration upstream appends the Unsupported error once more
+    // here; `ToAggregate` and kubectl drop the repetition, and so does this walk.)
+    let populated = SOURCE_ORDER
+        .iter()
+        .filter(|s| source_present(metric, **s))
+        .count();
+    if populated != 1 {
+        // Upstream lists them in Go map order; upstream's examination order is used here.
+        for extra in SOURCE_ORDER
+            .iter()
+            .copied()
+            .filter(|s| Some(*s) != type_ && source_present(metric, *s))
+        {
+            sink.report(ValidationError::forbidden(
+                source_path(extra),
+                Detail::PopulateMetricSourceOnly,
+            ))?;
+        }
+    }
+    GO_ON
+}
+
+/// `validateObjectSource`, `validateExternalSource`, `validatePodsSource`,
+/// `validateResourceSource` or `validateContainerResourceSource` for `source`.
+fn walk_source(
+    index: usize,
+    metric: &MetricSpec<'_>,
+    source: MetricSourceType,
+    unknown_target: Option<&str>,
+    sink: &mut Sink<'_>,
+) -> Flow {
+    let path = || metric_path(index).child(source_field_name(source));
+    let target_path = || path().child("target");
+    match source {
+        MetricSourceType::Object => {
+            if let Some(src) = &metric.object {
+                walk_object_reference(
+                    &src.described_object,
+                    || path().child("describedObject"),
+                    true,
+                    sink,
+                )?;
+                walk_metric_identifier(&src.metric, || path().child("metric"), sink)?;
+                walk_target(&src.target, target_path, unknown_target, sink)?;
+                if src.target.value.is_none() && src.target.average_value.is_none() {
+                    sink.report(ValidationError::required(
+                        target_path().child("averageValue"),
+                        Detail::ObjectValueOrAverageValueRequired,
+                    ))?;
                 }
             }
-            MetricSourceType::External => {
-                if let Some(src) = &metric.external {
-                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
-                    validate_target(&src.target, || path().child("target"), unknown)?;
-                    match (&src.target.value, &src.target.average_value) {
-                        (None, None) => {
-                            return Err(ValidationError::required(
-                                path().child("target").child("averageValue"),
-                                Detail::ExternalValueOrAverageValueRequired,
-                            ))
-                        }
-                        (Some(_), Some(_)) => {
-                            return Err(ValidationError::forbidden(
-                                path().child("target").child("value"),
-                                Detail::ExternalValueAndAverageValueForbidden,
-                            ))
-                        }
-                        _ => {}
-                    }
+        }
+        MetricSourceType::External => {
+            if let Some(src) = &metric.external {
+                walk_metric_identifier(&src.metric, || path().child("metric"), sink)?;
+                walk_target(&src.target, target_path, unknown_target, sink)?;
+                match (&src.target.value, &src.target.average_value) {
+                    (None, None) => sink.report(ValidationError::required(
+                        target_path().child("averageValue"),
+                        Detail::ExternalValueOrAverageValueRequired,
+                    ))?,
+                    (Some(_), Some(_)) => sink.report(ValidationError::forbidden(
+                        target_path().child("value"),
+                        Detail::ExternalValueAndAverageValueForbidden,
+                    ))?,
+                    _ => {}
                 }
             }
-            MetricSourceType::Pods => {
-                if let Some(src) = &metric.pods {
-                    validate_metric_identifier(&src.metric, || path().child("metric"))?;
-                    validate_target(&src.target, || path().child("target"), unknown)?;
-                    if src.target.average_value.is_none() {
-                        return Err(ValidationError::required(
-                            path().child("target").child("averageValue"),
-                            Detail::PodsAverageValueRequired,
-                        ));
-                    }
+        }
+        MetricSourceType::Pods => {
+            if let Some(src) = &metric.pods {
+                walk_metric_identifier(&src.metric, || path().child("metric"), sink)?;
+                walk_target(&src.target, target_path, unknown_target, sink)?;
+                if src.target.average_value.is_none() {
+                    sink.report(ValidationError::required(
+                        target_path().child("averageValue"),
+                        Detail::PodsAverageValueRequired,
+                    ))?;
                 }
             }
-            MetricSourceType::Resource => {
-                if let Some(src) = &metric.resource {
-                    if src.name.is_empty() {
-                        return Err(ValidationError::required(
-                            path().child("name"),
-                            Detail::ResourceNameRequired,
-                        ));
-                    }
-                    validate_target(&src.target, || path().child("target"), unknown)?;
-                    validate_raw_or_utilization(&src.target, || path().child("target"))?;
+        }
+        MetricSourceType::Resource => {
+            if let Some(src) = &metric.resource {
+                // Presence only: upstream does not check a Resource metric's name format.
+                if src.name.is_empty() {
+                    sink.report(ValidationError::required(
+                        path().child("name"),
+                        Detail::ResourceNameRequired,
+                    ))?;
                 }
+                walk_target(&src.target, target_path, unknown_target, sink)?;
+                walk_raw_or_utilization(&src.target, target_path, sink)?;
             }
-            MetricSourceType::ContainerResource => {
-                if let Some(src) = &metric.container_resource {
-                    if src.name.is_empty() {
-                        return Err(ValidationError::required(
-                            path().child("name"),
-                            Detail::ResourceNameRequired,
-                        ));
-                    }
-                    if let Some(detail) = container_resource_name_error(src.name) {
-                        return Err(ValidationError::invalid(
+        }
+        MetricSourceType::ContainerResource => {
+            if let Some(src) = &metric.container_resource {
+                if src.name.is_empty() {
+                    sink.report(ValidationError::required(
+                        path().child("name"),
+                        Detail::ResourceNameRequired,
+                    ))?;
+                } else {
+                    for_each_container_resource_name_error(src.name, |detail| {
+                        sink.report(ValidationError::invalid(
                             path().child("name"),
                             BadValue::name(src.name),
                             detail,
-                        ));
-                    }
-                    if src.container.is_empty() {
-                        return Err(ValidationError::required(
-                            path().child("container"),
-                            Detail::ContainerRequired,
-                        ));
-                    }
-                    if let Some(rule) = dns1123_label_error(src.container) {
-                        return Err(ValidationError::invalid(
+                        ))
+                    })?;
+                }
+                if src.container.is_empty() {
+                    sink.report(ValidationError::required(
+                        path().child("container"),
+                        Detail::ContainerRequired,
+                    ))?;
+                } else {
+                    for_each_dns1123_label_error(src.container, |rule| {
+                        sink.report(ValidationError::invalid(
                             path().child("container"),
                             BadValue::str(src.container),
                             Detail::Name(NamePart::Whole, rule),
-                        ));
-                    }
-                    validate_target(&src.target, || path().child("target"), unknown)?;
-                    validate_raw_or_utilization(&src.target, || path().child("target"))?;
+                        ))
+                    })?;
                 }
+                walk_target(&src.target, target_path, unknown_target, sink)?;
+                walk_raw_or_utilization(&src.target, target_path, sink)?;
             }
         }
     }
-
-    if !source_present(metric, type_) {
-        return Err(ValidationError::required(
-            source_path(type_),
-            Detail::PopulateMetricSource,
-        ));
-    }
-    // Upstream lists the other populated sources in map order; field order is used here.
-    if let Some(extra) = SOURCE_ORDER
-        .iter()
-        .copied()
-        .find(|s| *s != type_ && source_present(metric, *s))
-    {
-        return Err(ValidationError::forbidden(
-            source_path(extra),
-            Detail::PopulateMetricSourceOnly,
-        ));
-    }
-    Ok(())
+    GO_ON
 }
 
-fn validate_raw_or_utilization(
+/// The Resource and ContainerResource rule: exactly one of `averageUtilization` and
+/// `averageValue`.
+fn walk_raw_or_utilization(
     target: &MetricTarget,
     path: impl Fn() -> FieldPath,
-) -> Result<(), ValidationError> {
+    sink: &mut Sink<'_>,
+) -> Flow {
     match (&target.average_utilization, &target.average_value) {
-        (None, None) => Err(ValidationError::required(
+        (None, None) => sink.report(ValidationError::required(
             path().child("averageUtilization"),
             Detail::RawValueOrUtilizationRequired,
         )),
-        (Some(_), Some(_)) => Err(ValidationError::forbidden(
+        (Some(_), Some(_)) => sink.report(ValidationError::forbidden(
             path().child("averageValue"),
             Detail::RawValueAndUtilizationForbidden,
         )),
-        _ => Ok(()),
+        _ => GO_ON,
     }
 }
 
-fn validate_target(
+/// `validateMetricTarget`: every check runs.
+fn walk_target(
     target: &MetricTarget,
     path: impl Fn() -> FieldPath,
     unknown_type: Option<&str>,
-) -> Result<(), ValidationError> {
-    match unknown_type {
-        Some("") => {
-            return Err(ValidationError::required(
+    sink: &mut Sink<'_>,
+) -> Flow {
+    // An unrecognized string replaces the typed field; a missing type is the empty string.
+    let type_text = match (unknown_type, target.type_) {
+        (Some(value), _) => Some(value),
+        (None, None) => Some(""),
+        (None, Some(_)) => None,
+    };
+    if let Some(value) = type_text {
+        if value.is_empty() {
+            sink.report(ValidationError::required(
                 path().child("type"),
                 Detail::TargetTypeRequired,
-            ))
+            ))?;
         }
-        Some(value) => {
-            return Err(ValidationError::invalid(
-                path().child("type"),
-                BadValue::str(value),
-                Detail::TargetTypeInvalid,
-            ))
-        }
-        None => {
-            if target.type_.is_none() {
-                return Err(ValidationError::required(
-                    path().child("type"),
-                    Detail::TargetTypeRequired,
-                ));
-            }
-        }
+        // "" is not one of the three types either.
+        sink.report(ValidationError::invalid(
+            path().child("type"),
+            BadValue::str(value),
+            Detail::TargetTypeInvalid,
+        ))?;
     }
     if let Some(q) = &target.value {
         if q.signum() != 1 {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("value"),
                 BadValue::Quantity(*q),
                 Detail::MustBePositive,
-            ));
+            ))?;
         }
     }
     if let Some(q) = &target.average_value {
         if q.signum() != 1 {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("averageValue"),
                 BadValue::Quantity(*q),
                 Detail::MustBePositive,
-            ));
+            ))?;
         }
     }
     if let Some(u) = target.average_utilization {
         if u < 1 {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("averageUtilization"),
                 BadValue::Int(i64::from(u)),
                 Detail::GreaterThan0,
-            ));
+            ))?;
         }
     }
-    Ok(())
+    GO_ON
 }
 
-fn validate_metric_identifier(
+/// `validateMetricIdentifier`: a name, which must be a valid path segment.
+fn walk_metric_identifier(
     id: &MetricIdentifier<'_>,
     path: impl Fn() -> FieldPath,
-) -> Result<(), ValidationError> {
+    sink: &mut Sink<'_>,
+) -> Flow {
     if id.name.is_empty() {
-        return Err(ValidationError::required(
+        return sink.report(ValidationError::required(
             path().child("name"),
             Detail::MetricNameRequired,
         ));
     }
-    if let Some(detail) = path_segment_name_error(id.name) {
-        return Err(ValidationError::invalid(
+    for_each_path_segment_name_error(id.name, |detail| {
+        sink.report(ValidationError::invalid(
             path().child("name"),
             BadValue::str(id.name),
             detail,
-        ));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// `ValidateCrossVersionObjectReference`: kind and name required and valid path segments, and
-/// `apiVersion` a valid group/version with a group unless `allow_empty_group`.
-fn validate_object_reference(
+/// `apiVersion` a valid group/version with a group unless `allow_empty_group`. The three are
+/// checked independently.
+fn walk_object_reference(
     reference: &CrossVersionObjectReference<'_>,
     path: impl Fn() -> FieldPath,
     allow_empty_group: bool,
-) -> Result<(), ValidationError> {
+    sink: &mut Sink<'_>,
+) -> Flow {
     for (field, value) in [("kind", reference.kind), ("name", reference.name)] {
         if value.is_empty() {
-            return Err(ValidationError::required(path().child(field), Detail::None));
-        }
-        if let Some(detail) = path_segment_name_error(value) {
-            return Err(ValidationError::invalid(
-                path().child(field),
-                BadValue::str(value),
-                detail,
-            ));
+            sink.report(ValidationError::required(path().child(field), Detail::None))?;
+        } else {
+            for_each_path_segment_name_error(value, |detail| {
+                sink.report(ValidationError::invalid(
+                    path().child(field),
+                    BadValue::str(value),
+                    detail,
+                ))
+            })?;
         }
     }
     let api_version = reference.api_version;
-    let group = match count_byte(api_version, b'/') {
-        0 => "",
-        1 => split_once_byte(api_version, b'/').map_or("", |(group, _)| group),
-        _ => {
-            return Err(ValidationError::invalid(
-                path().child("apiVersion"),
-                BadValue::str(api_version),
-                Detail::UnexpectedGroupVersion,
-            ))
+    let detail = match count_byte(api_version, b'/') {
+        0 => (!allow_empty_group).then_some(Detail::ApiGroupRequired),
+        1 => {
+            let group = split_once_byte(api_version, b'/').map_or("", |(group, _)| group);
+            (group.is_empty() && !allow_empty_group).then_some(Detail::ApiGroupRequired)
         }
+        _ => Some(Detail::UnexpectedGroupVersion),
     };
-    if group.is_empty() && !allow_empty_group {
-        return Err(ValidationError::invalid(
+    match detail {
+        Some(detail) => sink.report(ValidationError::invalid(
             path().child("apiVersion"),
             BadValue::str(api_version),
-            Detail::ApiGroupRequired,
-        ));
+            detail,
+        )),
+        None => GO_ON,
     }
-    Ok(())
 }
 
-fn validate_rules(
+/// `validateScalingRules` with `validateScalingPolicy` for each policy: every check runs.
+fn walk_rules(
     rules: Option<&ScalingRules<'_>>,
     direction: Direction,
     unrecognized: &[Unrecognized<'_>],
-) -> Result<(), ValidationError> {
+    sink: &mut Sink<'_>,
+) -> Flow {
     let Some(rules) = rules else {
         // Absent rules are completed with the defaults, which are valid.
-        return Ok(());
+        return GO_ON;
     };
     let path = || rules_path(direction);
     if let Some(window) = rules.stabilization_window_seconds {
         if window < 0 {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("stabilizationWindowSeconds"),
                 BadValue::Int(i64::from(window)),
                 Detail::GreaterThanOrEqualToZero,
-            ));
+            ))?;
         }
         if window > MAX_STABILIZATION_WINDOW_SECONDS {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("stabilizationWindowSeconds"),
                 BadValue::Int(i64::from(window)),
                 Detail::LessThanOrEqualTo(i64::from(MAX_STABILIZATION_WINDOW_SECONDS)),
-            ));
+            ))?;
         }
     }
     let unknown_select = unrecognized.iter().find_map(|u| match *u {
@@ -1185,14 +1368,15 @@ fn validate_rules(
         _ => None,
     });
     if let Some(value) = unknown_select {
-        return Err(ValidationError::unsupported_select_policy(direction, value));
+        sink.report(ValidationError::unsupported_select_policy(direction, value))?;
     }
+    // Absent policies are completed with the defaults; `policies: []` is kept and rejected.
     if let Some(policies) = rules.policies {
         if policies.is_empty() {
-            return Err(ValidationError::required(
+            sink.report(ValidationError::required(
                 path().child("policies"),
                 Detail::AtLeastOnePolicy,
-            ));
+            ))?;
         }
         for (index, policy) in policies.iter().enumerate() {
             let policy_path = || path().child("policies").index(index);
@@ -1205,62 +1389,65 @@ fn validate_rules(
                 _ => None,
             });
             if let Some(value) = unknown_type {
-                return Err(ValidationError::unsupported_policy_type(
+                sink.report(ValidationError::unsupported_policy_type(
                     direction, index, value,
-                ));
+                ))?;
             }
             if policy.value <= 0 {
-                return Err(ValidationError::invalid(
+                sink.report(ValidationError::invalid(
                     policy_path().child("value"),
                     BadValue::Int(i64::from(policy.value)),
                     Detail::GreaterThanZero,
-                ));
+                ))?;
             }
             if policy.period_seconds <= 0 {
-                return Err(ValidationError::invalid(
+                sink.report(ValidationError::invalid(
                     policy_path().child("periodSeconds"),
                     BadValue::Int(i64::from(policy.period_seconds)),
                     Detail::GreaterThanZero,
-                ));
+                ))?;
             }
             if policy.period_seconds > MAX_PERIOD_SECONDS {
-                return Err(ValidationError::invalid(
+                sink.report(ValidationError::invalid(
                     policy_path().child("periodSeconds"),
                     BadValue::Int(i64::from(policy.period_seconds)),
                     Detail::LessThanOrEqualTo(i64::from(MAX_PERIOD_SECONDS)),
-                ));
+                ))?;
             }
         }
     }
     if let Some(tolerance) = &rules.tolerance {
         if tolerance.signum() < 0 {
-            return Err(ValidationError::invalid(
+            sink.report(ValidationError::invalid(
                 path().child("tolerance"),
                 BadValue::Quantity(*tolerance),
                 Detail::ToleranceNotNegative,
-            ));
+            ))?;
         }
     }
-    Ok(())
+    GO_ON
 }
 
 // ---------------------------------------------------------------------------------------------
 // Name formats (apimachinery `path.IsValidPathSegmentName`, `content.IsDNS1123Label`,
 // `content.IsDNS1123Subdomain`, `content.IsLabelKey`; core `ValidateContainerResourceName`).
-// Each returns the first message upstream would produce, if any.
+// Each passes every message upstream produces, in upstream's order, to `f`, and stops when
+// `f` breaks.
 // ---------------------------------------------------------------------------------------------
 
-/// `IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`.
-fn path_segment_name_error(name: &str) -> Option<Detail> {
+/// `IsValidPathSegmentName`: not `.` or `..` (one message), no `/`, no `%` (one each).
+fn for_each_path_segment_name_error(name: &str, mut f: impl FnMut(Detail) -> Flow) -> Flow {
     for illegal in [".", ".."] {
         if name == illegal {
-            return Some(Detail::MayNotBe(illegal));
+            return f(Detail::MayNotBe(illegal));
         }
     }
-    [("/", b'/'), ("%", b'%')]
-        .into_iter()
-        .find(|(_, byte)| name.bytes().any(|b| b == *byte))
-        .map(|(illegal, _)| Detail::MayNotContain(illegal))
+    for (illegal, byte) in [("/", b'/'), ("%", b'%')] {
+        if has_byte(name, byte) {
+            f(Detail::MayNotContain(illegal))?;
+        }
+    }
+    GO_ON
 }
 
 /// `s` contains the ASCII byte `b`.
@@ -1312,29 +1499,30 @@ fn is_dns1123_subdomain_format(s: &str) -> bool {
     labels.all(is_dns1123_label_format)
 }
 
-/// `IsDNS1123Label`.
-fn dns1123_label_error(s: &str) -> Option<NameRule> {
+/// `IsDNS1123Label`: the length, then the format (naming dots when the value is a valid
+/// subdomain).
+fn for_each_dns1123_label_error(s: &str, mut f: impl FnMut(NameRule) -> Flow) -> Flow {
     if s.len() > DNS1123_LABEL_MAX_LENGTH {
-        return Some(NameRule::MaxLength(DNS1123_LABEL_MAX_LENGTH));
+        f(NameRule::MaxLength(DNS1123_LABEL_MAX_LENGTH))?;
     }
     if is_dns1123_label_format(s) {
-        None
+        GO_ON
     } else if is_dns1123_subdomain_format(s) {
-        Some(NameRule::NoDots)
+        f(NameRule::NoDots)
     } else {
-        Some(NameRule::Dns1123Label)
+        f(NameRule::Dns1123Label)
     }
 }
 
-/// `IsDNS1123Subdomain`.
-fn dns1123_subdomain_error(s: &str) -> Option<NameRule> {
+/// `IsDNS1123Subdomain`: the length, then the format.
+fn for_each_dns1123_subdomain_error(s: &str, mut f: impl FnMut(NameRule) -> Flow) -> Flow {
     if s.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
-        return Some(NameRule::MaxLength(DNS1123_SUBDOMAIN_MAX_LENGTH));
+        f(NameRule::MaxLength(DNS1123_SUBDOMAIN_MAX_LENGTH))?;
     }
     if is_dns1123_subdomain_format(s) {
-        None
+        GO_ON
     } else {
-        Some(NameRule::Dns1123Subdomain)
+        f(NameRule::Dns1123Subdomain)
     }
 }
 
@@ -1353,35 +1541,41 @@ fn is_label_key_name_format(s: &str) -> bool {
     }
 }
 
-/// `IsLabelKey` (a.k.a. `IsQualifiedName`): `[prefix/]name`.
-fn label_key_error(s: &str) -> Option<(NamePart, NameRule)> {
+/// `IsLabelKey` (a.k.a. `IsQualifiedName`): `[prefix/]name`. More than one `/` is one
+/// message; otherwise the prefix's messages (empty, or the subdomain's), then the name's
+/// (empty or too long, then the format, which an empty name fails too).
+fn for_each_label_key_error(s: &str, mut f: impl FnMut(NamePart, NameRule) -> Flow) -> Flow {
     let name = match split_once_byte(s, b'/') {
         None => s,
         Some((_, suffix)) if has_byte(suffix, b'/') => {
-            return Some((NamePart::Whole, NameRule::LabelKeyTooManySlashes))
+            return f(NamePart::Whole, NameRule::LabelKeyTooManySlashes)
         }
         Some((prefix, suffix)) => {
             if prefix.is_empty() {
-                return Some((NamePart::Prefix, NameRule::Empty));
-            }
-            if let Some(rule) = dns1123_subdomain_error(prefix) {
-                return Some((NamePart::Prefix, rule));
+                f(NamePart::Prefix, NameRule::Empty)?;
+            } else {
+                for_each_dns1123_subdomain_error(prefix, |rule| f(NamePart::Prefix, rule))?;
             }
             suffix
         }
     };
     if name.is_empty() {
-        Some((NamePart::Name, NameRule::Empty))
+        f(NamePart::Name, NameRule::Empty)?;
     } else if name.len() > LABEL_KEY_NAME_MAX_LENGTH {
-        Some((
+        f(
             NamePart::Name,
             NameRule::MaxLength(LABEL_KEY_NAME_MAX_LENGTH),
-        ))
-    } else if !is_label_key_name_format(name) {
-        Some((NamePart::Name, NameRule::LabelKeyName))
-    } else {
-        None
+        )?;
     }
+    if !is_label_key_name_format(name) {
+        f(NamePart::Name, NameRule::LabelKeyName)?;
+    }
+    GO_ON
+}
+
+/// `IsLabelKey` finds nothing wrong.
+fn is_label_key(s: &str) -> bool {
+    for_each_label_key_error(s, |_, _| ControlFlow::Break(())).is_continue()
 }
 
 /// `IsStandardResourceName` (core helper).
@@ -1436,26 +1630,30 @@ fn is_extended_resource_name(s: &str) -> bool {
             let prefixed_len = prefix.len().saturating_add(REQUESTS_PREFIX.len());
             prefixed_len <= DNS1123_SUBDOMAIN_MAX_LENGTH
                 && is_dns1123_subdomain_format(prefix)
-                && label_key_error(suffix).is_none()
+                && is_label_key(suffix)
         }
         _ => false,
     }
 }
 
-/// `ValidateContainerResourceName`: the first message, if any.
-fn container_resource_name_error(s: &str) -> Option<Detail> {
-    if let Some((part, rule)) = label_key_error(s) {
-        return Some(Detail::Name(part, rule));
-    }
+/// `ValidateContainerResourceName` (core/v1): the label-key messages, or (for a valid label
+/// key without `/`) the standard-resource message (`validateResourceName`); then the
+/// container-resource message, which upstream checks either way.
+fn for_each_container_resource_name_error(s: &str, mut f: impl FnMut(Detail) -> Flow) -> Flow {
+    let mut label_key = true;
+    for_each_label_key_error(s, |part, rule| {
+        label_key = false;
+        f(Detail::Name(part, rule))
+    })?;
     if !has_byte(s, b'/') {
-        if !is_standard_resource_name(s) {
-            return Some(Detail::StandardResourceOrQualified);
+        if label_key && !is_standard_resource_name(s) {
+            f(Detail::StandardResourceOrQualified)?;
         }
         if !is_standard_container_resource_name(s) {
-            return Some(Detail::StandardContainerResource);
+            f(Detail::StandardContainerResource)?;
         }
     } else if !is_native_resource(s) && !is_extended_resource_name(s) {
-        return Some(Detail::ExtendedResourceName);
+        f(Detail::ExtendedResourceName)?;
     }
-    None
+    GO_ON
 }

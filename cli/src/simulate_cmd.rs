@@ -550,9 +550,10 @@ fn print_all(text: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `hpa validate MANIFEST`: Kubernetes' validation messages with field paths; exit 1 on error.
+/// `hpa validate MANIFEST`: every Kubernetes validation message with its field path, one per
+/// line on standard error, and exit 1; or a confirmation on standard output.
 pub fn validate(path: &Path) -> ExitCode {
-    match trace::load_manifest(path, &Settings::DEFAULT) {
+    match trace::load_manifest_all(path, &Settings::DEFAULT) {
         Ok(manifest) => {
             let arena = Bump::new();
             let spec = manifest.spec(&arena);
@@ -577,9 +578,12 @@ pub fn validate(path: &Path) -> ExitCode {
                 spec.max_replicas
             ))
         }
-        Err(e) => {
-            // `<field path>: <message>`, as the API server reports a field error.
-            eprintln!("{e}");
+        Err(errors) => {
+            // One `<field path>: <message>` line per error, in the API server's order, as
+            // `kubectl apply` lists the field errors of a rejected object.
+            for e in &errors {
+                eprintln!("{e}");
+            }
             ExitCode::from(1)
         }
     }

@@ -18,7 +18,8 @@
 //!    its type needs, controller durations and tolerance), then the API server's validation of
 //!    the spec through [`Hpa::new`], reported under `hpa.`. Enum strings the typed spec cannot
 //!    hold (an unknown metric type, an empty `selectPolicy`, ...) are handed to
-//!    [`validate_spec_with`], so the error reported is the first one upstream would report.
+//!    [`validate_spec_each`], so the errors are the ones upstream would report, in its order; a
+//!    trace reports the first of them.
 //!
 //! The engine borrows everything it reads, so a [`Trace`] keeps an owned model and builds the
 //! borrowed views ([`HpaSpec`], [`Observation`]) in a caller-supplied [`Bump`] arena.
@@ -53,7 +54,7 @@ use hpa::spec::{
 use hpa::time::{Duration, Instant};
 use hpa::tolerance::Tolerance;
 use hpa::validation::{
-    source_field_name, validate_spec_with, Direction, Unrecognized, ValidationError,
+    source_field_name, validate_spec_each, Direction, Unrecognized, ValidationError,
 };
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde::Deserialize;
@@ -232,9 +233,25 @@ impl Manifest {
 ///
 /// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
 pub fn load_manifest(path: &Path, settings: &Settings) -> Result<Manifest, TraceError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TraceError::new("", format!("cannot read {}: {e}", path.display())))?;
-    parse_manifest(&text, Format::from_path(path), settings)
+    load_manifest_all(path, settings).map_err(first_error)
+}
+
+/// [`load_manifest`] reporting every error: all of the API server's validation errors of the
+/// spec, in its order (as `kubectl apply` prints them). A document that cannot be read, parsed or converted has one error, as do a
+/// wrong `apiVersion` or `kind` and a missing `metadata.name` (which `kubectl apply` refuses
+/// before sending anything).
+///
+/// # Errors
+///
+/// Every [`TraceError`], in order; never an empty list.
+pub fn load_manifest_all(path: &Path, settings: &Settings) -> Result<Manifest, Vec<TraceError>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![TraceError::new(
+            "",
+            format!("cannot read {}: {e}", path.display()),
+        )]
+    })?;
+    parse_manifest_all(&text, Format::from_path(path), settings)
 }
 
 /// Parses and checks a manifest document (see [`Manifest`]).
@@ -247,27 +264,49 @@ pub fn parse_manifest(
     format: Format,
     settings: &Settings,
 ) -> Result<Manifest, TraceError> {
+    parse_manifest_all(text, format, settings).map_err(first_error)
+}
+
+/// [`parse_manifest`] reporting every error (see [`load_manifest_all`]).
+///
+/// # Errors
+///
+/// Every [`TraceError`], in order; never an empty list.
+pub fn parse_manifest_all(
+    text: &str,
+    format: Format,
+    settings: &Settings,
+) -> Result<Manifest, Vec<TraceError>> {
     let raw: RawHpa = match format {
-        Format::Json => parse_json(text)?,
-        Format::Yaml => parse_yaml(text)?,
-    };
-    check_type_meta(&raw, "")?;
+        Format::Json => parse_json(text),
+        Format::Yaml => parse_yaml(text),
+    }
+    .map_err(|e| vec![e])?;
+    check_type_meta(&raw, "").map_err(|e| vec![e])?;
     let metadata = raw.metadata;
     let has_generate_name = metadata.as_ref().is_some_and(|m| m.generate_name.is_some());
     let name = metadata.and_then(|m| m.name).unwrap_or_default();
     if name.is_empty() && !has_generate_name {
-        return Err(TraceError::new(
+        return Err(vec![TraceError::new(
             "metadata.name",
             "Required value: name or generateName is required",
-        ));
+        )]);
     }
     let mut raw_spec = raw.spec.unwrap_or_default();
     // Required by the API: an absent reference is validated as an empty one.
     raw_spec
         .scale_target_ref
         .get_or_insert_with(RawObjectRef::default);
-    let spec = checked_spec(raw_spec, settings, "")?;
+    let spec = checked_spec_all(raw_spec, settings, "")?;
     Ok(Manifest { name, spec })
+}
+
+/// The first of a list of errors that is never empty.
+fn first_error(errors: Vec<TraceError>) -> TraceError {
+    errors
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| TraceError::new("", "invalid manifest"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1751,36 +1790,59 @@ impl SpecConverter {
 }
 
 /// Converts and validates `hpa.spec` as the API server would (after defaulting); error paths
-/// start with `prefix`.
+/// start with `prefix`. The error is the first one [`checked_spec_all`] lists.
 fn checked_spec(
     raw: RawSpec,
     settings: &Settings,
     prefix: &'static str,
 ) -> Result<OwnedSpec, TraceError> {
+    checked_spec_all(raw, settings, prefix).map_err(first_error)
+}
+
+/// [`checked_spec`] with every error: a conversion error alone, or the API server's
+/// validation errors in its order ([`validate_spec_each`]); for a spec without any, an
+/// unrecognized string that validation did not reach, or else the engine's limit on the
+/// number of metrics ([`Hpa::new`]).
+fn checked_spec_all(
+    raw: RawSpec,
+    settings: &Settings,
+    prefix: &'static str,
+) -> Result<OwnedSpec, Vec<TraceError>> {
     let mut converter = SpecConverter {
         unrecognized: Vec::new(),
         prefix,
     };
-    let spec = converter.spec(raw)?;
+    let spec = converter.spec(raw).map_err(|e| vec![e])?;
     let arena = Bump::new();
     let view = spec.view(&arena);
-    if converter.unrecognized.is_empty() {
-        Hpa::new(&view, settings).map_err(|e| validation_error(&e, prefix))?;
-    } else {
-        let unrecognized: Vec<Unrecognized<'_>> = converter
-            .unrecognized
-            .iter()
-            .map(OwnedUnrecognized::view)
-            .collect();
-        validate_spec_with(&view, settings.scale_to_zero, &unrecognized)
-            .map_err(|e| validation_error(&e, prefix))?;
+    let unrecognized: Vec<Unrecognized<'_>> = converter
+        .unrecognized
+        .iter()
+        .map(OwnedUnrecognized::view)
+        .collect();
+    let mut errors = Vec::new();
+    validate_spec_each(&view, settings.scale_to_zero, &unrecognized, &mut |e| {
+        errors.push(validation_error(e, prefix));
+    });
+    if errors.is_empty() {
         // Validation reports every unrecognized string it reaches; one it does not reach is
         // still a value the engine cannot run with.
         if let Some(first) = unrecognized.first() {
-            return Err(validation_error(&first.to_error(), prefix));
+            errors.push(validation_error(&first.to_error(), prefix));
         }
     }
-    Ok(spec)
+    if errors.is_empty() {
+        // The engine's own limit on the number of metrics, which `Hpa::new` checks once the
+        // spec passes validation.
+        if let Err(e) = Hpa::new(&view, settings) {
+            errors.push(validation_error(&e, prefix));
+        }
+    }
+    if errors.is_empty() {
+        Ok(spec)
+    } else {
+        Err(errors)
+    }
 }
 
 // --- steps -----------------------------------------------------------------------------------

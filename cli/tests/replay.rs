@@ -201,3 +201,22 @@ fn yaml_trace_replays_like_json() {
     assert_eq!(yaml_text.lines().count(), 1);
     assert_eq!(yaml_text.trim_end().as_bytes(), first_json_line);
 }
+
+#[test]
+fn an_invalid_trace_reports_its_first_api_error_only() {
+    // Three API validation errors; a trace reports the first (trace format rule 23).
+    let text = r#"{
+      "hpa": {"spec": {"minReplicas": -1, "maxReplicas": 0,
+        "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+          "target": {"type": "Utilization", "averageUtilization": 0}}}]}},
+      "steps": [{"at": 0, "replicas": 1, "metrics": [{"samples": {}}]}]
+    }"#;
+    let out = replay(&write_temp("three-errors.json", text));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hpa replay: hpa.spec.minReplicas: Invalid value: -1: must be greater than or equal to \
+         0\n"
+    );
+}

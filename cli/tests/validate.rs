@@ -1,5 +1,5 @@
-//! `hpa validate`: Kubernetes' field errors (`<field path>: <message>`) on standard error with
-//! exit status 1; a short confirmation on standard output and status 0 for a valid manifest.
+//! `hpa validate`: Kubernetes' field errors (`<field path>: <message>`, every one, a line each)
+//! on standard error with exit status 1; a short confirmation on standard output and status 0 for a valid manifest.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -132,9 +132,12 @@ fn api_validation_errors_have_field_paths() {
              values: \"Disabled\", \"Max\", \"Min\"",
         ),
         (
+            // An absent reference is an empty one: all three of its errors.
             "no-target-ref",
             format!("{HEAD}spec:\n  maxReplicas: 10\n"),
-            "spec.scaleTargetRef.kind: Required value",
+            "spec.scaleTargetRef.kind: Required value\nspec.scaleTargetRef.name: Required \
+             value\nspec.scaleTargetRef.apiVersion: Invalid value: \"\": apiVersion must specify \
+             API group",
         ),
         (
             "no-name",
@@ -175,4 +178,50 @@ fn parse_errors_name_the_field_and_line() {
     let out = validate(Path::new("no/such/manifest.yaml"));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("cannot read no/such/manifest.yaml"));
+}
+
+#[test]
+fn every_api_validation_error_is_printed_in_the_api_servers_order() {
+    // Errors in the replica bounds, two metrics, both behavior directions and a tolerance.
+    let text = format!(
+        "{HEAD}spec:\n{TARGET}  minReplicas: 0\n  maxReplicas: 0\n  metrics:\n    - type: \
+         Resource\n      resource: {{name: cpu, target: {{type: Utilization, \
+         averageUtilization: 0}}}}\n    - type: Pods\n      pods: {{metric: {{name: \"\"}}, \
+         target: {{type: Average, averageValue: \"-1\"}}}}\n  behavior:\n    scaleUp: \
+         {{selectPolicy: Fastest, policies: []}}\n    scaleDown:\n      tolerance: -0.05\n      \
+         policies:\n        - {{type: Percent, value: 0, periodSeconds: 2000}}\n"
+    );
+    let expected = [
+        "spec.maxReplicas: Invalid value: 0: must be greater than 0",
+        "spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater \
+         than 0",
+        "spec.metrics[1].pods.metric.name: Required value: must specify a metric name",
+        "spec.metrics[1].pods.target.type: Invalid value: \"Average\": must be either \
+         Utilization, Value, or AverageValue",
+        "spec.metrics[1].pods.target.averageValue: Invalid value: -1: must be positive",
+        "spec.metrics: Forbidden: must specify at least one Object or External metric to \
+         support scaling to zero replicas",
+        "spec.behavior.scaleUp.selectPolicy: Unsupported value: \"Fastest\": supported values: \
+         \"Disabled\", \"Max\", \"Min\"",
+        "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy",
+        "spec.behavior.scaleDown.policies[0].value: Invalid value: 0: must be greater than zero",
+        "spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 2000: must be less \
+         than or equal to 1800",
+        "spec.behavior.scaleDown.tolerance: Invalid value: -50m: must be greater or equal to \
+         zero",
+    ];
+    rejected(&file("many", "hpa.yaml", &text), &expected.join("\n"));
+
+    // A metric without `type`: Required and Unsupported, then its source is still checked.
+    let text = format!(
+        "{HEAD}spec:\n{TARGET}  maxReplicas: 3\n  metrics:\n    - resource: {{name: \"\", \
+         target: {{type: Utilization, averageUtilization: 50}}}}\n"
+    );
+    rejected(
+        &file("no-type", "hpa.yaml", &text),
+        "spec.metrics[0].type: Required value: must specify a metric source type\n\
+         spec.metrics[0].type: Unsupported value: \"\": supported values: \"ContainerResource\", \
+         \"External\", \"Object\", \"Pods\", \"Resource\"\n\
+         spec.metrics[0].resource.name: Required value: must specify a resource name",
+    );
 }

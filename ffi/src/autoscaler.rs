@@ -180,6 +180,13 @@ fn evaluate_error(e: EvaluateError) -> Fault {
             hpa_status::OutOfRange,
             Detail::Range(-1, "must not be negative"),
         ),
+        // Only when the core is built without its `exact` feature (libhpa enables it).
+        EvaluateError::ExactArithmeticUnavailable => Fault::new(
+            hpa_status::InvalidSettings,
+            Detail::Setting("exact arithmetic is not built into this library"),
+        )
+        .at("arithmetic")
+        .at("settings"),
     }
 }
 

@@ -406,8 +406,7 @@ impl F64 {
                 // q = (ma << 64) / mb lies in (2^63, 2^65).
                 let n = u128::from(ma) << 64;
                 let d = u128::from(mb);
-                let q = n.checked_div(d).unwrap_or(0);
-                let r = n.checked_rem(d).unwrap_or(0);
+                let (q, r) = super::div_rem_u128(n, d);
                 let exp2 = ea.wrapping_sub(eb).wrapping_sub(64);
                 F64::round_pack(sign, q, exp2, r != 0)
             }

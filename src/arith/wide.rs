@@ -72,6 +72,7 @@ impl<const N: usize> Big<N> {
         b
     }
 
+    #[cfg(any(test, feature = "exact"))]
     /// The value `v`.
     pub(crate) fn from_u128(v: u128) -> Self {
         let mut b = Self::zero();
@@ -115,6 +116,7 @@ impl<const N: usize> Big<N> {
         carry
     }
 
+    #[cfg(feature = "exact")]
     /// `self += k`, returning the carry out of the top limb.
     pub(crate) fn add_small(&mut self, k: u64) -> bool {
         let mut carry = k;
@@ -129,6 +131,7 @@ impl<const N: usize> Big<N> {
         carry != 0
     }
 
+    #[cfg(feature = "exact")]
     /// `self -= k`, returning the borrow out of the top limb.
     pub(crate) fn sub_small(&mut self, k: u64) -> bool {
         let mut borrow = k;
@@ -143,6 +146,7 @@ impl<const N: usize> Big<N> {
         borrow != 0
     }
 
+    #[cfg(feature = "exact")]
     /// `self += other`, returning the carry out of the top limb.
     pub(crate) fn add_assign(&mut self, other: &Self) -> bool {
         let mut carry = false;
@@ -167,6 +171,7 @@ impl<const N: usize> Big<N> {
         borrow
     }
 
+    #[cfg(feature = "exact")]
     /// `self * v` for a 128-bit `v` (truncated if it does not fit).
     pub(crate) fn mul_u128(&self, v: u128) -> Self {
         let mut lo = *self;
@@ -308,9 +313,11 @@ impl<const N: usize> Ord for Big<N> {
 
 /// Limbs used by [`cmp_ratio_to_one_plus_decimal`]: `2^128 * 10^60 < 2^328`, and
 /// `2^128 * (2^64 * 10^38 + 1) < 2^320`, both well inside 8 limbs.
+#[cfg(feature = "exact")]
 const CMP_LIMBS: usize = 8;
 
 /// Compares two signed big values given as (negative, magnitude); `-0 == +0`.
+#[cfg(feature = "exact")]
 fn cmp_signed<const N: usize>(a_neg: bool, a: &Big<N>, b_neg: bool, b: &Big<N>) -> Ordering {
     let a_neg = a_neg && !a.is_zero();
     let b_neg = b_neg && !b.is_zero();
@@ -327,6 +334,7 @@ fn cmp_signed<const N: usize>(a_neg: bool, a: &Big<N>, b_neg: bool, b: &Big<N>) 
 /// meaningless but no panic occurs).
 ///
 /// Exact for every input, including any `i32` exponent `e`.
+#[cfg(feature = "exact")]
 pub(crate) fn cmp_ratio_to_one_plus_decimal(
     num: i128,
     den: u128,
@@ -411,6 +419,7 @@ pub(crate) fn cmp_ratio_to_one_plus_decimal(
 #[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
+    #[cfg(feature = "exact")]
     use core::cmp::Ordering::{Equal, Greater, Less};
 
     #[test]
@@ -443,6 +452,7 @@ mod tests {
         assert_eq!(decimal_digits(TEN_POW_19 - 1), 19);
     }
 
+    #[cfg(feature = "exact")]
     /// Exact reference for small cases: num/den vs 1 ± m×10^e with |e| small, in i128
     /// scaled arithmetic (only valid when nothing overflows).
     fn reference(num: i128, den: u128, neg: bool, m: u64, e: i32) -> Ordering {
@@ -459,6 +469,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "exact")]
     #[test]
     fn cmp_small_exhaustive() {
         for num in -60i128..=60 {
@@ -479,6 +490,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "exact")]
     #[test]
     fn cmp_known_cases() {
         // 11/10 == 1 + 1e-1
@@ -552,6 +564,7 @@ mod tests {
         assert_eq!(cmp_ratio_to_one_plus_decimal(-1, 2, true, 14, -1), Less);
     }
 
+    #[cfg(feature = "exact")]
     /// Randomised check against a second, independent formulation: scale both sides by
     /// `10^d` with `d` large enough, using `Big<16>` directly.
     #[test]

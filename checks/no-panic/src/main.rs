@@ -8,9 +8,10 @@
 use core::hint::black_box;
 use core::panic::PanicInfo;
 
-use hpa::input::{Container, ContainerKind, ReadyCondition, ResourceRequest};
 use hpa::input::{ConditionStatus, PodPhase};
+use hpa::input::{Container, ContainerKind, ReadyCondition, ResourceRequest};
 use hpa::spec::{Behavior, MetricIdentifier, MetricSpec, MetricTarget, ScalingRules};
+use hpa::validation::{validate_spec_each, Unrecognized};
 use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod, PodSamples};
 use hpa::{Quantity, Sample, Settings};
 
@@ -92,6 +93,17 @@ pub extern "C" fn _start() -> ! {
         })),
         scale_target_ref: None,
     };
+    // Every error, through the visitor (with an unrecognized string to report as well).
+    let unknown = [Unrecognized::MetricType {
+        metric: black_box(0),
+        value: black_box("Foo"),
+    }];
+    let mut seen = 0_usize;
+    let count = validate_spec_each(&spec, black_box(false), &unknown, &mut |e| {
+        black_box(e);
+        seen = seen.wrapping_add(1);
+    });
+    black_box((count, seen));
     let mut settings = Settings::DEFAULT;
     settings.arithmetic = black_box(settings.arithmetic);
     let mut t = 0_i64;

@@ -109,8 +109,10 @@ fn replay_traces(deepest: &mut usize) -> Option<bool> {
         for _ in 0..steps {
             let done = r.with_step(|obs, applied| {
                 let mut accepted = false;
-                let used = stack::measure(|| match state.evaluate(&hpa, &settings, obs) {
-                    Ok(d) => {
+                let used = stack::measure(|| {
+                    // Filled in place: the decision is not copied out of the engine.
+                    let mut d = hpa::Decision::new();
+                    if state.evaluate_into(&hpa, &settings, obs, &mut d).is_ok() {
                         if d.rescale {
                             if applied {
                                 state.rescale_succeeded();
@@ -121,7 +123,6 @@ fn replay_traces(deepest: &mut usize) -> Option<bool> {
                         digest.step(&d, state.status());
                         accepted = true;
                     }
-                    Err(_) => {}
                 });
                 *deepest = (*deepest).max(used);
                 accepted

@@ -230,13 +230,15 @@ fn build<'a>(spec: &HpaSpec<'a>, settings: &Settings) -> Option<hpa::Hpa<'a>> {
 fn evaluate(hpa: &hpa::Hpa<'_>, settings: &Settings, obs: &Observation<'_>, round: u32) {
     // SAFETY: single-threaded firmware without interrupts; the only reference to STATE.
     let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
-    // Borrowed, not moved out of the result: a second copy of the decision would double the
-    // caller's share of the stack.
-    let result = state.evaluate(hpa, settings, obs);
-    if let Ok(d) = &result {
-        black_box(d);
-        if d.rescale {
-            if round % 2 == 0 {
+    // The decision lives in this frame, so the measured stack includes it.
+    let mut decision = hpa::Decision::new();
+    if state
+        .evaluate_into(hpa, settings, obs, &mut decision)
+        .is_ok()
+    {
+        black_box(&decision);
+        if decision.rescale {
+            if round.is_multiple_of(2) {
                 state.rescale_succeeded();
             } else {
                 state.rescale_failed();
