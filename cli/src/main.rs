@@ -12,11 +12,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bumpalo::Bump;
 use clap::{Parser, Subcommand};
-use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::digest::Digest;
-use hpa::{Autoscaler, Hpa};
 use hpa_cli::{output, trace};
 
 #[derive(Parser)]
@@ -120,34 +117,10 @@ fn replay(path: &Path, digest: bool) -> ExitCode {
 
 /// Replays every step into `lines` and `digest`.
 fn run(trace: &trace::Trace, lines: &mut Vec<String>, digest: &mut Digest) -> Result<(), String> {
-    let spec_arena = Bump::new();
-    let spec = trace.spec(&spec_arena);
-    let hpa = Hpa::new(&spec, &trace.settings).map_err(|e| format!("hpa.{e}"))?;
-    let mut autoscaler: Autoscaler = Autoscaler::new();
-    if trace.scaled_to_zero {
-        autoscaler.status_mut().conditions.set(
-            ConditionType::ScaledToZero,
-            ConditionStatus::True,
-            Reason::ScaledToZero,
-        );
-    }
-    let mut arena = Bump::new();
-    for i in 0..trace.steps() {
-        arena.reset();
-        let step = trace.step_view(i, &arena);
-        let decision = autoscaler
-            .evaluate(&hpa, &trace.settings, &step.observation)
-            .map_err(|e| format!("steps[{i}]: {e}"))?;
-        if decision.rescale {
-            if step.applied {
-                autoscaler.rescale_succeeded();
-            } else {
-                autoscaler.rescale_failed();
-            }
-        }
-        digest.step(&decision, autoscaler.status());
-        let line = output::StepLine::new(&decision, autoscaler.status());
+    trace.replay(|_, _, decision, _, status| {
+        digest.step(decision, status);
+        let line = output::StepLine::new(decision, status);
         lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
-    }
-    Ok(())
+        Ok(())
+    })
 }

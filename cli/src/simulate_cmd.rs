@@ -13,11 +13,10 @@ use std::process::ExitCode;
 
 use bumpalo::Bump;
 use clap::{Args, ValueEnum};
-use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::settings::{Arithmetic, Settings};
 use hpa::time::Duration;
 use hpa::tolerance::Tolerance;
-use hpa::{Autoscaler, Hpa, Quantity};
+use hpa::Quantity;
 
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
@@ -595,46 +594,23 @@ pub fn validate(path: &Path) -> ExitCode {
 ///
 /// The engine refused a step (as the JSON replay reports it).
 pub fn replay_text(trace: &Trace, events: bool, explain_steps: bool) -> Result<String, String> {
-    let spec_arena = Bump::new();
-    let spec = trace.spec(&spec_arena);
-    let hpa = Hpa::new(&spec, &trace.settings).map_err(|e| format!("hpa.{e}"))?;
-    let mut autoscaler: Autoscaler = Autoscaler::new();
-    if trace.scaled_to_zero {
-        autoscaler.status_mut().conditions.set(
-            ConditionType::ScaledToZero,
-            ConditionStatus::True,
-            Reason::ScaledToZero,
-        );
-    }
     let mut log = EventLog::default();
     let mut steps = String::new();
-    let mut arena = Bump::new();
-    for i in 0..trace.steps() {
-        arena.reset();
-        let step = trace.step_view(i, &arena);
-        let decision = autoscaler
-            .evaluate(&hpa, &trace.settings, &step.observation)
-            .map_err(|e| format!("steps[{i}]: {e}"))?;
+    trace.replay(|i, step, decision, hpa, _| {
         let at = step.observation.now.millis();
-        log.add(i, at, explain::events(&decision, step.applied));
+        log.add(i, at, explain::events(decision, step.applied));
         if explain_steps {
             let _ = writeln!(
                 steps,
                 "  steps[{i}] at {}",
-                explain::step_header(at, &decision)
+                explain::step_header(at, decision)
             );
-            for line in explain::explain(&decision, &hpa, &trace.settings) {
+            for line in explain::explain(decision, hpa, &trace.settings) {
                 let _ = writeln!(steps, "    {line}");
             }
         }
-        if decision.rescale {
-            if step.applied {
-                autoscaler.rescale_succeeded();
-            } else {
-                autoscaler.rescale_failed();
-            }
-        }
-    }
+        Ok(())
+    })?;
     let mut out = String::new();
     if events {
         out.push_str("Events:\n");
