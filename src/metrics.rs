@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::calculator::{self, CalcContext, CalcError, Calculation};
+use crate::calculator::{self, CalcContext, CalcError, Calculation, PodTarget};
 use crate::conditions::Reason;
 use crate::input::MetricValues;
 use crate::quantity::Quantity;
@@ -436,8 +436,12 @@ pub fn evaluate_metric<'a>(
                 percent,
             },
             MetricValues::Pods(s),
-        ) => calc(calculator::resource_utilization(
-            ctx, s, resource, container, percent,
+        ) => calc(calculator::pod_metric(
+            ctx,
+            s,
+            Some(resource),
+            container,
+            PodTarget::Utilization(percent),
         ))
         .map(|c| (c, Current::UtilizationAndAverage)),
         (
@@ -447,18 +451,22 @@ pub fn evaluate_metric<'a>(
                 target,
             },
             MetricValues::Pods(s),
-        ) => calc(calculator::plain_average(
+        ) => calc(calculator::pod_metric(
             ctx,
             s,
             Some(resource),
             container,
-            target,
+            PodTarget::Average(target),
         ))
         .map(|c| (c, Current::Average)),
-        (Route::Pods { target }, MetricValues::Pods(s)) => {
-            calc(calculator::plain_average(ctx, s, None, None, target))
-                .map(|c| (c, Current::Average))
-        }
+        (Route::Pods { target }, MetricValues::Pods(s)) => calc(calculator::pod_metric(
+            ctx,
+            s,
+            None,
+            None,
+            PodTarget::Average(target),
+        ))
+        .map(|c| (c, Current::Average)),
         (Route::ObjectValue { target }, MetricValues::Object(v)) => {
             calc(calculator::object_value(ctx, *v, target)).map(|c| (c, Current::Value))
         }
