@@ -350,17 +350,17 @@ pub(crate) fn pod_metric<'a>(
     Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
 }
 
-/// `trunc(value × percent / 100)` clamped to `i64`, for `percent >= 0`, in 64-bit words:
-/// with `percent = 100a + b` and `value = 100c + d`, it is `value·a + c·b + trunc(d·b/100)`,
-/// three terms of `value`'s sign (so saturating their sum clamps the exact result).
+/// `trunc(value × percent / 100)` clamped to `i64`, for `percent >= 0`: the magnitude's
+/// 128-bit product divided by 100 (a 32-bit divisor, no 128-bit division).
 fn percent_of(value: i64, percent: i64) -> i64 {
-    let (a, b) = (percent / 100, percent % 100);
-    let (c, d) = (value / 100, value % 100);
-    // |c| < 2^63 / 100 and 0 <= b < 100; |d·b| < 10^4.
-    value
-        .saturating_mul(a)
-        .saturating_add(c.saturating_mul(b))
-        .saturating_add(d.saturating_mul(b) / 100)
+    let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
+    let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
+    let magnitude = u64::try_from(q).unwrap_or(u64::MAX);
+    if value < 0 {
+        0_i64.checked_sub_unsigned(magnitude).unwrap_or(i64::MIN)
+    } else {
+        i64::try_from(magnitude).unwrap_or(i64::MAX)
+    }
 }
 
 /// `GetResourceUtilizationRatio` on the sums (clamped to `int64` as upstream stores them):
@@ -387,9 +387,13 @@ fn utilization_ratio<'a>(
 fn percent_ratio(values: i64, requests: i64) -> i32 {
     let (v, r) = (values.unsigned_abs(), requests.unsigned_abs());
     let (q, m) = (v.checked_div(r).unwrap_or(0), v.checked_rem(r).unwrap_or(0));
-    let magnitude = q
-        .saturating_mul(100)
-        .saturating_add(arith::mul_div_below(m, 100, r));
+    // From 2^32 up, q × 100 is far beyond the i32 range: no need to compute it.
+    let magnitude = if q >> 32 == 0 {
+        q.wrapping_mul(100)
+            .wrapping_add(arith::mul_div_below(m, 100, r))
+    } else {
+        u64::MAX
+    };
     if (values < 0) != (requests < 0) {
         let magnitude = u32::try_from(magnitude).unwrap_or(u32::MAX);
         0_i32.checked_sub_unsigned(magnitude).unwrap_or(i32::MIN)
@@ -440,20 +444,79 @@ fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
 }
 
-/// `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)` from
-/// zero.
-fn usage_ratio_replicas<'a>(
+/// The usage of an Object metric (`values` is `Ok(value)`) or an External metric (`Err`
+/// with its series) in milli-units: its value, or the series' sum with upstream's overflow
+/// rule for the target type.
+fn usage<'a>(values: Result<i64, &[i64]>, per_pod: bool) -> Result<i64, CalcError<'a>> {
+    let series = match values {
+        Ok(value) => return Ok(value),
+        Err(series) => series,
+    };
+    if series.is_empty() {
+        return Err(CalcError::NoExternalMetrics);
+    }
+    let mut sum: i64 = 0;
+    for &v in series {
+        let next = if per_pod {
+            // `GetExternalPerPodMetricReplicas`: a running sum that leaves [0, MaxInt64] is
+            // upstream's overflow signal.
+            sum.checked_add(v).filter(|s| *s >= 0)
+        } else if v > 0 && sum > i64::MAX.saturating_sub(v) {
+            // `GetExternalMetricReplicas`: a positive overflow ends the sum at MaxInt64.
+            None
+        } else {
+            Some(sum.saturating_add(v))
+        };
+        match next {
+            Some(s) => sum = s,
+            None => return Ok(i64::MAX),
+        }
+    }
+    Ok(sum)
+}
+
+/// Object and External metrics (`values` as for [`usage`]): `GetObjectMetricReplicas` and
+/// `GetExternalMetricReplicas` for value targets (spec 10.3, 10.5), measured against the
+/// ready pods; `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for
+/// average-value targets (`per_pod`, spec 10.4, 10.6), measured against `status.replicas`.
+#[inline(never)]
+pub(crate) fn usage_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
-    ratio: Ratio,
-    raw_milli: i64,
+    values: Result<i64, &[i64]>,
+    target_milli: i64,
+    per_pod: bool,
 ) -> Result<Calculation, CalcError<'a>> {
-    let (replicas, within_tolerance) = if ctx.current == 0 {
-        (ratio.ceil_times(1), false)
-    } else if ratio.within(&ctx.tolerances) {
-        (ctx.current, true)
+    let external = values.is_err();
+    let usage = usage(values, per_pod)?;
+    let mode = ctx.settings.arithmetic;
+    let (replicas, within_tolerance, raw_milli) = if per_pod {
+        let status_replicas = ctx.obs.status_replicas;
+        let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
+        let within_tolerance = ratio.within(&ctx.tolerances);
+        let replicas = if within_tolerance {
+            status_replicas
+        } else {
+            arith::ceil_div_i32(mode, usage, target_milli)
+        };
+        let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
+            i64::MAX
+        } else {
+            arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
+        };
+        (replicas, within_tolerance, raw_milli)
     } else {
-        // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
-        (ratio.ceil_times(ready_running_pods(ctx)?), false)
+        // `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)`
+        // from zero.
+        let ratio = arith::ratio(mode, usage, target_milli);
+        let (replicas, within_tolerance) = if ctx.current == 0 {
+            (ratio.ceil_times(1), false)
+        } else if ratio.within(&ctx.tolerances) {
+            (ctx.current, true)
+        } else {
+            // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
+            (ratio.ceil_times(ready_running_pods(ctx)?), false)
+        };
+        (replicas, within_tolerance, usage)
     };
     Ok(Calculation {
         replicas,
@@ -461,99 +524,6 @@ fn usage_ratio_replicas<'a>(
         raw_milli,
         within_tolerance,
     })
-}
-
-/// `GetObjectMetricReplicas`: Object metric with a value target (spec 10.3).
-pub(crate) fn object_value<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    value_milli: i64,
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    let ratio = arith::ratio(ctx.settings.arithmetic, value_milli, target_milli);
-    usage_ratio_replicas(ctx, ratio, value_milli)
-}
-
-/// `GetObjectPerPodMetricReplicas` / the end of `GetExternalPerPodMetricReplicas`: per-pod
-/// targets measured against `status.replicas` (spec 10.4, 10.6).
-fn per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    usage: i64,
-    target_milli: i64,
-    external: bool,
-) -> Calculation {
-    let mode = ctx.settings.arithmetic;
-    let status_replicas = ctx.obs.status_replicas;
-    let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
-    let within_tolerance = ratio.within(&ctx.tolerances);
-    let replicas = if within_tolerance {
-        status_replicas
-    } else {
-        arith::ceil_div_i32(mode, usage, target_milli)
-    };
-    let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
-        i64::MAX
-    } else {
-        arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
-    };
-    Calculation {
-        replicas,
-        utilization: None,
-        raw_milli,
-        within_tolerance,
-    }
-}
-
-/// `GetObjectPerPodMetricReplicas`: Object metric with an average-value target (spec 10.4).
-pub(crate) fn object_per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    value_milli: i64,
-    target_milli: i64,
-) -> Calculation {
-    per_pod(ctx, value_milli, target_milli, false)
-}
-
-/// `GetExternalMetricReplicas`: External metric with a value target (spec 10.5).
-pub(crate) fn external_value<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    values: &[i64],
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    if values.is_empty() {
-        return Err(CalcError::NoExternalMetrics);
-    }
-    let mut sum: i64 = 0;
-    for &v in values {
-        if v > 0 && sum > i64::MAX.saturating_sub(v) {
-            sum = i64::MAX;
-            break;
-        }
-        sum = sum.saturating_add(v);
-    }
-    let ratio = arith::ratio(ctx.settings.arithmetic, sum, target_milli);
-    usage_ratio_replicas(ctx, ratio, sum)
-}
-
-/// `GetExternalPerPodMetricReplicas`: External metric with an average-value target (10.6).
-pub(crate) fn external_per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    values: &[i64],
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    if values.is_empty() {
-        return Err(CalcError::NoExternalMetrics);
-    }
-    // A running sum that leaves [0, MaxInt64] is upstream's overflow signal.
-    let mut sum: i64 = 0;
-    for &v in values {
-        match sum.checked_add(v) {
-            Some(s) if s >= 0 => sum = s,
-            _ => {
-                sum = i64::MAX;
-                break;
-            }
-        }
-    }
-    Ok(per_pod(ctx, sum, target_milli, true))
 }
 
 #[cfg(test)]

@@ -84,6 +84,11 @@ pub fn recommendation_retention(settings: &Settings) -> Duration {
         .max(crate::history::BEHAVIOR_WINDOW_LIMIT)
 }
 
+/// Saturating conversion to i32.
+fn clamp_i32(v: i64) -> i32 {
+    i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
+}
+
 fn set_limited(conditions: &mut Conditions, limited: bool, reason: Reason) {
     let status = if limited {
         ConditionStatus::True
@@ -117,11 +122,12 @@ pub fn legacy<const R: usize, const E: usize>(
     };
     conditions.set(ConditionType::AbleToScale, ConditionStatus::True, reason);
 
-    // int32(max(factor * float64(current), minimum)): exact for integer factors.
-    let scale_up_limit = arith::clamp_i32(
-        i128::from(settings.legacy_scale_up_factor)
-            .saturating_mul(i128::from(b.current))
-            .max(i128::from(settings.legacy_scale_up_minimum)),
+    // int32(max(factor * float64(current), minimum)): exact for integer factors, and in
+    // 64 bits (a product of two i32 cannot overflow an i64).
+    let scale_up_limit = clamp_i32(
+        i64::from(settings.legacy_scale_up_factor)
+            .wrapping_mul(i64::from(b.current))
+            .max(i64::from(settings.legacy_scale_up_minimum)),
     );
     let (ceiling, ceiling_reason) = if b.max > scale_up_limit {
         (scale_up_limit, Reason::ScaleUpLimit)
@@ -270,10 +276,11 @@ fn period_start<const R: usize, const E: usize>(
         Duration::from_secs(i64::from(period_seconds)),
         direction,
     );
-    let start = i128::from(current)
-        .saturating_sub(i128::from(changes.added))
-        .saturating_add(i128::from(changes.deleted));
-    (arith::clamp_i32(start), changes.overflowed)
+    // Exact in 64 bits: the terms are i32.
+    let start = i64::from(current)
+        .saturating_sub(i64::from(changes.added))
+        .saturating_add(i64::from(changes.deleted));
+    (clamp_i32(start), changes.overflowed)
 }
 
 /// A policy limit and where it came from.
@@ -325,9 +332,8 @@ fn policy_limit<const R: usize, const E: usize>(
         out.overflowed |= of;
         let proposed = match (policy.type_, up) {
             (PolicyType::Pods, true) => start.saturating_add(policy.value),
-            (PolicyType::Percent, true) => arith::percent_up(mode, start, policy.value),
             (PolicyType::Pods, false) => start.saturating_sub(policy.value),
-            (PolicyType::Percent, false) => arith::percent_down(mode, start, policy.value),
+            (PolicyType::Percent, up) => arith::percent_change(mode, start, policy.value, up),
         };
         let better = if take_min {
             proposed < out.limit

@@ -187,35 +187,35 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
     sum >= i64::MAX - 511
 }
 
-/// Percent scale-up proposal: `int32(ceil(float64(start) * (1 + float64(value)/100)))`.
-pub(crate) fn percent_up(mode: Arithmetic, start: i32, value: i32) -> i32 {
-    #[cfg(feature = "exact")]
-    if exact(mode) {
-        let num = i128::from(start).saturating_mul(100_i128.saturating_add(i128::from(value)));
-        return clamp_i32(ceil_div(num, 100));
-    }
-    let _ = mode;
-    let factor = F64::ONE.add(F64::from_i64(i64::from(value)).div(F64::from_i64(100)));
-    F64::from_i64(i64::from(start))
-        .mul(factor)
-        .ceil()
-        .to_i32_saturating()
-}
-
-/// Percent scale-down proposal: `int32(float64(start) * (1 - float64(value)/100))`
+/// Percent policy proposal: scale-up (`up`) `int32(ceil(float64(start) * (1 +
+/// float64(value)/100)))`, scale-down `int32(float64(start) * (1 - float64(value)/100))`
 /// (truncation toward zero, no ceil).
-pub(crate) fn percent_down(mode: Arithmetic, start: i32, value: i32) -> i32 {
+pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        let num = i128::from(start).saturating_mul(100_i128.saturating_sub(i128::from(value)));
-        // Rust's integer division truncates toward zero, as the float conversion does.
-        return clamp_i32(div_rem_i128(num, 100).map_or(0, |(q, _)| q));
+        let value = i128::from(value);
+        let factor = if up {
+            100_i128.saturating_add(value)
+        } else {
+            100_i128.saturating_sub(value)
+        };
+        let num = i128::from(start).saturating_mul(factor);
+        return clamp_i32(if up {
+            ceil_div(num, 100)
+        } else {
+            // Rust's integer division truncates toward zero, as the float conversion does.
+            div_rem_i128(num, 100).map_or(0, |(q, _)| q)
+        });
     }
     let _ = mode;
-    let factor = F64::ONE.sub(F64::from_i64(i64::from(value)).div(F64::from_i64(100)));
-    F64::from_i64(i64::from(start))
-        .mul(factor)
-        .to_i32_saturating()
+    let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
+    let factor = if up {
+        F64::ONE.add(fraction)
+    } else {
+        F64::ONE.sub(fraction)
+    };
+    let product = F64::from_i64(i64::from(start)).mul(factor);
+    if up { product.ceil() } else { product }.to_i32_saturating()
 }
 
 /// An exact sum of `i64` values: `hi × 2^64 + lo`, where `lo` is an `i64` updated with one
