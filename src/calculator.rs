@@ -168,8 +168,9 @@ fn pod_pass<'a>(
     let mut pass = PodPass::default();
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
-    // store-to-load forwarding).
-    let (mut ready, mut unready, mut missing) = (0_i64, 0_i64, 0_i64);
+    // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
+    // they cannot exceed the pod count.
+    let (mut ready, mut unready, mut missing) = (0_usize, 0_usize, 0_usize);
     let mut value_sum = Sum::default();
     let mut request_sum = Sum::default();
     // The last successful request, reused while consecutive pods share their container and
@@ -217,29 +218,32 @@ fn pod_pass<'a>(
             }
             PodGroup::Unready => {
                 unready = unready.saturating_add(1);
-                pass.unready_requests.add(request);
+                pass.unready_requests.push(request);
             }
             PodGroup::Missing => {
                 missing = missing.saturating_add(1);
                 if let Some((_, fallback)) = requests {
-                    pass.missing_requests.add(request);
-                    pass.missing_fill.add(percent_of(request, fallback));
+                    pass.missing_requests.push(request);
+                    pass.missing_fill.push(percent_of(request, fallback));
                 }
             }
             PodGroup::Ignored => {}
         }
     }
+    let mut orphans = 0_usize;
     for v in samples
         .orphans
         .iter()
         .filter_map(|s| sample_value(s, container))
     {
-        pass.orphan_sum.add(v);
-        pass.orphans = pass.orphans.saturating_add(1);
+        pass.orphan_sum.push(v);
+        orphans = orphans.saturating_add(1);
     }
-    pass.ready = ready;
-    pass.unready = unready;
-    pass.missing = missing;
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    pass.ready = count(ready);
+    pass.unready = count(unready);
+    pass.missing = count(missing);
+    pass.orphans = count(orphans);
     pass.value_sum = value_sum;
     pass.request_sum = request_sum;
     Ok(pass)

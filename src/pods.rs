@@ -184,6 +184,7 @@ fn pod_level_request<'a>(
 /// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
 /// init container plus the sidecars started before it), in exact nano-units. `None` when no
 /// container requests the resource.
+#[inline(never)]
 fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i128> {
     let mut any = false;
     // Σ of regular containers and sidecars, and whether there was one.
@@ -274,7 +275,7 @@ fn container_requests<'a>(
     let mut sum = crate::arith::Sum::default();
     for c in pod.containers.iter().filter(counted) {
         match find_request(c.requests, resource) {
-            Some(q) => sum.add(q.milli_value()),
+            Some(q) => sum.push(q.milli_value()),
             None => return Err(first_missing_request(pod, resource)),
         }
     }
