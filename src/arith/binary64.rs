@@ -389,8 +389,17 @@ impl F64 {
                     mant: mb, exp: eb, ..
                 },
             ) => {
-                let (hi, lo) = mul_wide(ma, mb); // < 2^106
-                F64::round_pack_wide(sign, hi, lo, ea.wrapping_add(eb), false)
+                // Normalise both significands to [2^52, 2^53): the product lies in
+                // [2^104, 2^106), and its top 64 bits (all but the low 42) keep at least 62
+                // significant bits, the rest folding into the sticky flag.
+                let la = ma.leading_zeros().wrapping_sub(11);
+                let lb = mb.leading_zeros().wrapping_sub(11);
+                let (hi, lo) = mul_wide(ma.wrapping_shl(la), mb.wrapping_shl(lb));
+                let exp2 = ea
+                    .wrapping_add(eb)
+                    .wrapping_sub(la.wrapping_add(lb) as i32)
+                    .wrapping_add(42);
+                F64::round_pack(sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
             }
         }
     }

@@ -19,9 +19,11 @@ use binary64::F64;
 pub(crate) enum Ratio {
     /// Kubernetes mode: the float64 upstream computes.
     Float(F64),
-    /// Exact mode: `num / den`; `den == 0` stands for upstream's ±Inf/NaN.
+    /// Exact mode: `num / (den × scale)`; a zero denominator stands for upstream's
+    /// ±Inf/NaN. The factors are kept apart (64-bit words, not the 128-bit product) so that
+    /// a ratio stays small on the stack.
     #[cfg(feature = "exact")]
-    Exact { num: i128, den: i128 },
+    Exact { num: i64, den: i64, scale: i32 },
 }
 
 /// The tolerance pair used by the calculators (spec section 11).
@@ -43,13 +45,11 @@ fn exact(mode: Arithmetic) -> bool {
 }
 
 /// `float64(num) / float64(den)`.
+#[inline(always)]
 pub(crate) fn ratio(mode: Arithmetic, num: i64, den: i64) -> Ratio {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return Ratio::Exact {
-            num: i128::from(num),
-            den: i128::from(den),
-        };
+        return Ratio::Exact { num, den, scale: 1 };
     }
     let _ = mode;
     Ratio::Float(F64::from_i64(num).div(F64::from_i64(den)))
@@ -60,8 +60,9 @@ pub(crate) fn per_pod_ratio(mode: Arithmetic, value: i64, target: i64, replicas:
     #[cfg(feature = "exact")]
     if exact(mode) {
         return Ratio::Exact {
-            num: i128::from(value),
-            den: i128::from(target).saturating_mul(i128::from(replicas)),
+            num: value,
+            den: target,
+            scale: replicas,
         };
     }
     let _ = mode;
@@ -85,14 +86,7 @@ impl Ratio {
         match self {
             Ratio::Float(f) => f.partial_cmp_value(F64::ONE),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                Some((n, d)) => Some(wide::cmp_ratio_to_one_plus_decimal(n, d, false, 0, 0)),
-                // ±Inf compares like its sign; 0/0 is NaN.
-                None => match num.cmp(&0) {
-                    Ordering::Equal => None,
-                    other => Some(other),
-                },
-            },
+            Ratio::Exact { num, den, scale } => exact_cmp_one(num, den, scale),
         }
     }
 
@@ -116,16 +110,7 @@ impl Ratio {
                 r.ge(low) && r.le(high)
             }
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                None => false,
-                Some((n, d)) => {
-                    let (dm, de) = tol.down.decimal();
-                    let (um, ue) = tol.up.decimal();
-                    wide::cmp_ratio_to_one_plus_decimal(n, d, true, dm, de) != Ordering::Less
-                        && wide::cmp_ratio_to_one_plus_decimal(n, d, false, um, ue)
-                            != Ordering::Greater
-                }
-            },
+            Ratio::Exact { num, den, scale } => exact_within(num, den, scale, tol),
         }
     }
 
@@ -134,11 +119,59 @@ impl Ratio {
         match self {
             Ratio::Float(r) => r.mul(F64::from_i64(count)).ceil().to_i32_saturating(),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                Some((n, d)) => clamp_i32(ceil_div(n.saturating_mul(i128::from(count)), d)),
-                None => infinite_to_i32(num.saturating_mul(i128::from(count))),
-            },
+            Ratio::Exact { num, den, scale } => exact_ceil_times(num, den, scale, count),
         }
+    }
+}
+
+// The exact arms of `Ratio`'s methods, out of line: inlined, their 128-bit temporaries
+// widened the frames of the float path, which runs inside the deepest calls of an
+// evaluation.
+
+/// An exact ratio's denominator `den × scale` (exact: a product of an i64 and an i32).
+#[cfg(feature = "exact")]
+fn wide_den(den: i64, scale: i32) -> i128 {
+    i128::from(den).saturating_mul(i128::from(scale))
+}
+
+/// [`Ratio::cmp_one`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_cmp_one(num: i64, den: i64, scale: i32) -> Option<Ordering> {
+    let (num, den) = (i128::from(num), wide_den(den, scale));
+    match exact_parts(num, den) {
+        Some((n, d)) => Some(wide::cmp_ratio_to_one_plus_decimal(n, d, false, 0, 0)),
+        // ±Inf compares like its sign; 0/0 is NaN.
+        None => match num.cmp(&0) {
+            Ordering::Equal => None,
+            other => Some(other),
+        },
+    }
+}
+
+/// [`Ratio::within`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_within(num: i64, den: i64, scale: i32, tol: &Tolerances) -> bool {
+    match exact_parts(i128::from(num), wide_den(den, scale)) {
+        None => false,
+        Some((n, d)) => {
+            let (dm, de) = tol.down.decimal();
+            let (um, ue) = tol.up.decimal();
+            wide::cmp_ratio_to_one_plus_decimal(n, d, true, dm, de) != Ordering::Less
+                && wide::cmp_ratio_to_one_plus_decimal(n, d, false, um, ue) != Ordering::Greater
+        }
+    }
+}
+
+/// [`Ratio::ceil_times`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_ceil_times(num: i64, den: i64, scale: i32, count: i64) -> i32 {
+    let num = i128::from(num);
+    match exact_parts(num, wide_den(den, scale)) {
+        Some((n, d)) => clamp_i32(ceil_div(n.saturating_mul(i128::from(count)), d)),
+        None => infinite_to_i32(num.saturating_mul(i128::from(count))),
     }
 }
 
