@@ -137,19 +137,20 @@ fn pow10(k: u32) -> Option<u128> {
     POW10.get(usize::try_from(k).ok()?).copied()
 }
 
-/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by doubling
-/// and adding (a 128-bit multiplication is expanded inline, about 1 KB of code, on 32-bit
-/// targets).
+/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by 10^9 at
+/// a time (a 32-bit factor: a 128-bit multiplication is expanded inline, about 1 KB of
+/// code, on 32-bit targets).
 #[inline(never)]
 fn mul_pow10(m: u128, k: u32) -> Option<u128> {
     if k >= 39 {
         return None;
     }
     let mut m = m;
-    for _ in 0..k {
-        let twice = m.checked_add(m)?;
-        let four = twice.checked_add(twice)?;
-        m = four.checked_add(four)?.checked_add(twice)?;
+    let mut left = k;
+    while left > 0 {
+        let step = left.min(9);
+        m = crate::arith::mul_small(m, crate::arith::wide::small_pow10(step) as u32)?;
+        left = left.saturating_sub(step);
     }
     Some(m)
 }

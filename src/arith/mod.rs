@@ -405,22 +405,57 @@ pub(crate) fn div_small(n: u128, d: u32) -> (u128, u32) {
     div_small_steps(n, d)
 }
 
-/// [`div_small`] in 64-bit steps (what 32-bit targets run).
+/// [`div_small`] in 64-bit steps (what 32-bit targets run), from the top 32-bit limb down.
 pub(crate) fn div_small_steps(n: u128, d: u32) -> (u128, u32) {
     let d = u64::from(d);
-    let mut q: u128 = 0;
+    let mut limbs = limbs(n);
     let mut r: u64 = 0;
-    for shift in [96u32, 64, 32, 0] {
+    for l in limbs.iter_mut().rev() {
         // r < d < 2^32: the partial dividend fits 64 bits.
-        let part = (r << 32) | ((n >> shift) as u64 & 0xFFFF_FFFF);
-        let (pq, pr) = (
-            part.checked_div(d).unwrap_or(0),
-            part.checked_rem(d).unwrap_or(0),
-        );
-        q = (q << 32) | u128::from(pq);
-        r = pr;
+        let part = (r << 32) | u64::from(*l);
+        *l = part.checked_div(d).unwrap_or(0) as u32;
+        r = part.checked_rem(d).unwrap_or(0);
     }
-    (q, r as u32)
+    (from_limbs(limbs), r as u32)
+}
+
+/// `n × d`, or `None` beyond `u128`: the native multiplication on 64-bit targets,
+/// elsewhere [`mul_small_steps`] (a 128-bit multiplication is expanded inline, about 1 KB
+/// of code, on 32-bit targets).
+pub(crate) fn mul_small(n: u128, d: u32) -> Option<u128> {
+    if cfg!(target_pointer_width = "64") {
+        return n.checked_mul(u128::from(d));
+    }
+    mul_small_steps(n, d)
+}
+
+/// [`mul_small`] in 64-bit steps, from the lowest 32-bit limb up.
+pub(crate) fn mul_small_steps(n: u128, d: u32) -> Option<u128> {
+    let d = u64::from(d);
+    let mut limbs = limbs(n);
+    let mut carry: u64 = 0;
+    for l in limbs.iter_mut() {
+        // limb × d + carry < 2^64.
+        let part = u64::from(*l).wrapping_mul(d).wrapping_add(carry);
+        *l = part as u32;
+        carry = part >> 32;
+    }
+    (carry == 0).then_some(from_limbs(limbs))
+}
+
+/// The 32-bit limbs of `n`, lowest first.
+fn limbs(n: u128) -> [u32; 4] {
+    [
+        n as u32,
+        (n >> 32) as u32,
+        (n >> 64) as u32,
+        (n >> 96) as u32,
+    ]
+}
+
+/// The value of 32-bit limbs, lowest first.
+fn from_limbs([l0, l1, l2, l3]: [u32; 4]) -> u128 {
+    u128::from(l0) | u128::from(l1) << 32 | u128::from(l2) << 64 | u128::from(l3) << 96
 }
 
 /// `(n / d, n % d)` for `d != 0`; `(0, n)` when `d == 0`.
@@ -600,6 +635,12 @@ mod tests {
                 (n / u128::from(d), (n % u128::from(d)) as u32)
             );
             assert_eq!(div_small(n, d), div_small_steps(n, d));
+            assert_eq!(mul_small_steps(n, d), n.checked_mul(u128::from(d)));
+            assert_eq!(
+                mul_small_steps(n >> 40, d),
+                (n >> 40).checked_mul(u128::from(d))
+            );
+            assert_eq!(mul_small(n >> 40, d), mul_small_steps(n >> 40, d));
             let m = a % b;
             for c in [0u8, 1, 7, 10, 100, 255] {
                 let want = (u128::from(m) * u128::from(c) / u128::from(b)) as u64;
