@@ -109,9 +109,9 @@ enum Class {
     Finite { sign: bool, mant: u64, exp: i32 },
 }
 
-/// Limbs for [`F64::from_decimal`]: the largest operands are
-/// `m × 2^s < 2^1204` and `10^343 × 2^64 < 2^1204` (`10^343 < 2^1140`), inside 20 limbs.
-const DEC_LIMBS: usize = 20;
+/// 32-bit limbs for [`F64::from_decimal`]: the largest operands are
+/// `m × 2^s < 2^1203` and `10^343 × 2^63 < 2^1203` (`10^343 < 2^1140`), inside 40 limbs.
+const DEC_LIMBS: usize = 40;
 
 impl F64 {
     /// `+0.0`.
@@ -637,16 +637,6 @@ impl F64 {
         if mantissa == 0 {
             return F64::zero_signed(negative);
         }
-        // Fast path (Clinger): both factors exact in binary64, one rounding.
-        if mantissa < HIDDEN && (-22..=22).contains(&exp10) {
-            let m = F64::from_u64(mantissa);
-            let p = F64(POW10TAB
-                .get(exp10.unsigned_abs() as usize)
-                .copied()
-                .unwrap_or(0));
-            let v = if exp10 >= 0 { m.mul(p) } else { m.div(p) };
-            return if negative { v.neg() } else { v };
-        }
         if exp10 >= 0 {
             // mantissa >= 10^(digits-1), so the value is >= 10^(digits-1+exp10); from
             // 10^309 up it exceeds the largest finite binary64 (~1.798e308) by far more than
@@ -658,9 +648,8 @@ impl F64 {
             // value < 10^(digits+exp10) <= 10^309 < 2^1027.
             let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
             n.mul_small(mantissa);
-            let (m, shift, sticky) = n.top128();
-            let shift = shift as i32; // below 2^11
-            F64::round_pack_wide(negative, (m >> 64) as u64, m as u64, shift, sticky)
+            let (m, shift, sticky) = n.top64();
+            F64::round_pack(negative, m, shift as i32, sticky) // shift below 2^11
         } else {
             // value < 2^64 × 10^exp10; for exp10 <= -344 that is below 1.85e-325, less
             // than half the smallest subnormal (2^-1075 ~ 2.47e-324).
@@ -671,12 +660,12 @@ impl F64 {
             let den = Big::<DEC_LIMBS>::pow10(d); // < 2^1140
             let bl_den = den.bit_len();
             let bl_m = 64u32.wrapping_sub(mantissa.leading_zeros());
-            // s = bl_den - bl_m + 64 >= 4; the quotient (m << s) / den is in [2^63, 2^65).
-            let s = bl_den.wrapping_add(64).wrapping_sub(bl_m);
+            // s = bl_den - bl_m + 63 >= 3; the quotient (m << s) / den is in (2^62, 2^64).
+            let s = bl_den.wrapping_add(63).wrapping_sub(bl_m);
             let num = Big::<DEC_LIMBS>::from_u64(mantissa).shl(s);
-            let (q, inexact) = num.div_small_quotient(&den, 64);
+            let (q, inexact) = num.div_small_quotient(&den, 63);
             let exp2 = (s as i32).wrapping_neg(); // s below 2^11
-            F64::round_pack_wide(negative, (q >> 64) as u64, q as u64, exp2, inexact)
+            F64::round_pack(negative, q, exp2, inexact)
         }
     }
 
