@@ -132,9 +132,9 @@ fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest
 /// matched the selector; `empty` is the error for an empty metrics response), then the pass
 /// over the pods (spec 10.1 a-e, 10.2): each pod's group and the sums of each group, with
 /// `requests` (utilization targets) the requests for that resource, and the orphan samples'
-/// sum. Upstream's second pass fills in missing and unready pods with their requests: those
-/// are the requests this pass reads, so their sums are kept here and the second pass is
-/// arithmetic on sums, without a second walk over the pods.
+/// sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
+/// with their requests: those are the requests this pass reads, so their sums are kept here
+/// and the second pass is arithmetic on sums, without a second walk over the pods.
 #[inline(always)]
 fn pod_pass<'a>(
     ctx: &CalcContext<'_, 'a>,
@@ -143,7 +143,8 @@ fn pod_pass<'a>(
     requests: Option<(&'a str, i64)>,
     cpu: bool,
     empty: CalcError<'a>,
-) -> Result<PodPass<'a>, CalcError<'a>> {
+    pass: &mut PodPass<'a>,
+) -> Result<(), CalcError<'a>> {
     let pods = ctx.obs.pods;
     if samples.per_pod.len() != pods.len() {
         return Err(CalcError::SampleCountMismatch {
@@ -165,7 +166,6 @@ fn pod_pass<'a>(
         return Err(CalcError::NoPods);
     }
     let readiness = ctx.readiness(cpu);
-    let mut pass = PodPass::default();
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
     // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
@@ -246,7 +246,7 @@ fn pod_pass<'a>(
     pass.orphans = count(orphans);
     pass.value_sum = value_sum;
     pass.request_sum = request_sum;
-    Ok(pass)
+    Ok(())
 }
 
 /// The target of a pod-based metric.
@@ -279,7 +279,9 @@ pub(crate) fn pod_metric<'a>(
         (_, None) => (None, CalcError::NoCustomMetrics),
     };
     let cpu = resource == Some("cpu");
-    let pass = pod_pass(ctx, samples, container, requests, cpu, empty)?;
+    // Filled in place (a returned pass would be copied out of a `Result`).
+    let mut pass = PodPass::default();
+    pod_pass(ctx, samples, container, requests, cpu, empty, &mut pass)?;
     let entries = pass.ready.saturating_add(pass.orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);

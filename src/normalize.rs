@@ -200,54 +200,51 @@ pub fn with_behavior<const R: usize, const E: usize>(
     let mode = settings.arithmetic;
     let mut overflowed = stab.overflowed;
     let mut rate_limit = None;
-    let (replicas, limit) = if stabilized > b.current {
-        let up = policy_limit(history, &behavior.scale_up, b.current, b.now, mode, true);
-        overflowed |= up.overflowed;
-        let mut limit = up.limit;
-        if limit < b.current {
-            limit = b.current;
-        }
-        rate_limit = Some(RateLimit {
-            scale_up: true,
-            replicas: limit,
-            policy: up.policy,
-            period_start: up.period_start,
-        });
-        let (ceiling, reason) = if b.max > limit {
-            (limit, Reason::ScaleUpLimit)
+    let (replicas, limit) = if stabilized == b.current {
+        (stabilized, Reason::DesiredWithinRange)
+    } else {
+        // One direction of travel: its policies, never past `current` the other way.
+        let up = stabilized > b.current;
+        let rules = if up {
+            &behavior.scale_up
         } else {
-            (b.max, Reason::TooManyReplicas)
+            &behavior.scale_down
         };
-        if stabilized > ceiling {
-            (ceiling, reason)
+        let p = policy_limit(history, rules, b.current, b.now, mode, up);
+        overflowed |= p.overflowed;
+        let limit = if up {
+            p.limit.max(b.current)
         } else {
-            (stabilized, Reason::DesiredWithinRange)
-        }
-    } else if stabilized < b.current {
-        let down = policy_limit(history, &behavior.scale_down, b.current, b.now, mode, false);
-        overflowed |= down.overflowed;
-        let mut limit = down.limit;
-        if limit > b.current {
-            limit = b.current;
-        }
+            p.limit.min(b.current)
+        };
         rate_limit = Some(RateLimit {
-            scale_up: false,
+            scale_up: up,
             replicas: limit,
-            policy: down.policy,
-            period_start: down.period_start,
+            policy: p.policy,
+            period_start: p.period_start,
         });
-        let (floor, reason) = if b.min < limit {
+        // The bound in the direction of travel: the rate limit, or max/min when tighter.
+        let (bound, reason) = if up {
+            if b.max > limit {
+                (limit, Reason::ScaleUpLimit)
+            } else {
+                (b.max, Reason::TooManyReplicas)
+            }
+        } else if b.min < limit {
             (limit, Reason::ScaleDownLimit)
         } else {
             (b.min, Reason::TooFewReplicas)
         };
-        if stabilized < floor {
-            (floor, reason)
+        let beyond = if up {
+            stabilized > bound
+        } else {
+            stabilized < bound
+        };
+        if beyond {
+            (bound, reason)
         } else {
             (stabilized, Reason::DesiredWithinRange)
         }
-    } else {
-        (stabilized, Reason::DesiredWithinRange)
     };
     set_limited(conditions, replicas != stabilized, limit);
     Normalized {
