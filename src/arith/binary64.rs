@@ -11,7 +11,7 @@
 //! propagated (Go programs cannot observe them in the places this crate mirrors).
 
 use super::mul_wide;
-use super::wide::{decimal_digits, Big};
+use super::wide::Big;
 use core::cmp::Ordering;
 
 /// An IEEE-754 binary64 value held as its bit pattern.
@@ -638,14 +638,12 @@ impl F64 {
             return F64::zero_signed(negative);
         }
         if exp10 >= 0 {
-            // mantissa >= 10^(digits-1), so the value is >= 10^(digits-1+exp10); from
-            // 10^309 up it exceeds the largest finite binary64 (~1.798e308) by far more than
-            // half an ulp.
-            let digits = i64::from(decimal_digits(mantissa));
-            if digits.saturating_sub(1).saturating_add(i64::from(exp10)) >= 309 {
+            // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
+            // binary64 (~1.798e308) by far more than half an ulp. Below, the value is under
+            // 2^64 × 10^308 < 2^1088 (round_pack turns the larger ones into infinity).
+            if exp10 > 308 {
                 return F64::inf_signed(negative);
             }
-            // value < 10^(digits+exp10) <= 10^309 < 2^1027.
             let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
             n.mul_small(mantissa);
             let (m, shift, sticky) = n.top64();

@@ -45,19 +45,6 @@ pub(crate) fn small_pow10(i: u32) -> u64 {
     SMALL_POW10.get(i as usize).copied().unwrap_or(0)
 }
 
-/// Number of decimal digits of `m` (`0` has one digit).
-pub(crate) fn decimal_digits(m: u64) -> u32 {
-    let mut d: u32 = 1;
-    for p in SMALL_POW10.iter().skip(1) {
-        if m >= *p {
-            d = d.wrapping_add(1);
-        } else {
-            break;
-        }
-    }
-    d
-}
-
 /// `10^9`, the largest power of ten that fits in a `u32`.
 const TEN_POW_9: u64 = 1_000_000_000;
 
@@ -458,12 +445,6 @@ mod tests {
                 Big::<12>::from_u128(a).cmp(&Big::<12>::from_u128(b))
             );
         }
-        assert_eq!(decimal_digits(0), 1);
-        assert_eq!(decimal_digits(9), 1);
-        assert_eq!(decimal_digits(10), 2);
-        assert_eq!(decimal_digits(u64::MAX), 20);
-        assert_eq!(decimal_digits(TEN_POW_19), 20);
-        assert_eq!(decimal_digits(TEN_POW_19 - 1), 19);
     }
 
     #[cfg(feature = "exact")]
