@@ -128,10 +128,37 @@ impl Ratio {
 // widened the frames of the float path, which runs inside the deepest calls of an
 // evaluation.
 
-/// An exact ratio's denominator `den × scale` (exact: a product of an i64 and an i32).
+/// An exact ratio's denominator `den × scale`.
 #[cfg(feature = "exact")]
 fn wide_den(den: i64, scale: i32) -> i128 {
-    i128::from(den).saturating_mul(i128::from(scale))
+    mul_i64(den, i64::from(scale))
+}
+
+/// `a × b`, exact: one 64 × 64-bit multiplication of the magnitudes (a 128-bit
+/// multiplication, checked or not, is expanded into far more code on 32-bit targets).
+#[cfg(feature = "exact")]
+fn mul_i64(a: i64, b: i64) -> i128 {
+    let (hi, lo) = mul_wide(a.unsigned_abs(), b.unsigned_abs());
+    // Below 2^126: the magnitude fits an i128.
+    let magnitude = (u128::from(hi) << 64 | u128::from(lo)) as i128;
+    if (a < 0) != (b < 0) {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    }
+}
+
+/// `ceil(n / d)`, exact, from the 64-bit magnitudes; `None` for `d == 0`.
+#[cfg(feature = "exact")]
+fn ceil_quotient(n: i64, d: i64) -> Option<i128> {
+    let (nm, dm) = (n.unsigned_abs(), d.unsigned_abs());
+    let q = i128::from(nm.checked_div(dm)?);
+    Some(if (n < 0) != (d < 0) {
+        // A negative quotient: its ceiling truncates toward zero.
+        q.wrapping_neg()
+    } else {
+        q.wrapping_add(i128::from(nm.checked_rem(dm).unwrap_or(0) != 0))
+    })
 }
 
 /// [`Ratio::cmp_one`] of an exact ratio.
@@ -168,10 +195,11 @@ fn exact_within(num: i64, den: i64, scale: i32, tol: &Tolerances) -> bool {
 #[cfg(feature = "exact")]
 #[inline(never)]
 fn exact_ceil_times(num: i64, den: i64, scale: i32, count: i64) -> i32 {
-    let num = i128::from(num);
-    match exact_parts(num, wide_den(den, scale)) {
-        Some((n, d)) => clamp_i32(ceil_div(n.saturating_mul(i128::from(count)), d)),
-        None => infinite_to_i32(num.saturating_mul(i128::from(count))),
+    // ceil(num × count / den): the sign normalisation of the fraction moves to the product.
+    let product = mul_i64(num, count);
+    match exact_parts(product, wide_den(den, scale)) {
+        Some((n, d)) => clamp_i32(ceil_div(n, d)),
+        None => infinite_to_i32(product),
     }
 }
 
@@ -179,8 +207,8 @@ fn exact_ceil_times(num: i64, den: i64, scale: i32, count: i64) -> i32 {
 pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match exact_parts(i128::from(value), i128::from(target)) {
-            Some((n, d)) => clamp_i32(ceil_div(n, d)),
+        return match ceil_quotient(value, target) {
+            Some(q) => clamp_i32(q),
             None => infinite_to_i32(i128::from(value)),
         };
     }
@@ -195,8 +223,8 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match exact_parts(i128::from(value), i128::from(divisor)) {
-            Some((n, d)) => clamp_i64(ceil_div(n, d)),
+        return match ceil_quotient(value, divisor) {
+            Some(q) => clamp_i64(q),
             None => match value.cmp(&0) {
                 Ordering::Greater => i64::MAX,
                 Ordering::Less => i64::MIN,
@@ -226,19 +254,23 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
 pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        let value = i128::from(value);
+        // start × (100 ± value) is exact in 64 bits (two factors below 2^32).
+        let value = i64::from(value);
         let factor = if up {
-            100_i128.saturating_add(value)
+            100_i64.wrapping_add(value)
         } else {
-            100_i128.saturating_sub(value)
+            100_i64.wrapping_sub(value)
         };
-        let num = i128::from(start).saturating_mul(factor);
-        return clamp_i32(if up {
-            ceil_div(num, 100)
+        let num = i64::from(start).wrapping_mul(factor);
+        // Rust's integer division truncates toward zero, as the float conversion does; the
+        // scale-up proposal takes the ceiling (a positive remainder rounds up).
+        let q = num / 100;
+        let q = if up && num % 100 > 0 {
+            q.wrapping_add(1)
         } else {
-            // Rust's integer division truncates toward zero, as the float conversion does.
-            div_rem_i128(num, 100).map_or(0, |(q, _)| q)
-        });
+            q
+        };
+        return clamp_i32(i128::from(q));
     }
     let _ = mode;
     let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
@@ -613,6 +645,56 @@ mod tests {
             assert_eq!(div_rem_i128(n, d), expect, "{n} / {d}");
         }
         assert_eq!(div_rem_i128(1, 0), None);
+    }
+
+    /// Exact mode's 64-bit helpers against the 128-bit expressions they replace.
+    #[cfg(feature = "exact")]
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn exact_helpers_match_i128() {
+        let mut rng = test_rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            let s = rng();
+            (s as i64) >> (s % 64)
+        };
+        let check = |a: i64, b: i64| {
+            assert_eq!(mul_i64(a, b), i128::from(a) * i128::from(b));
+            let want = exact_parts(i128::from(a), i128::from(b)).map(|(n, d)| ceil_div(n, d));
+            assert_eq!(ceil_quotient(a, b), want, "ceil({a} / {b})");
+            let (start, value) = (a as i32, b as i32);
+            for up in [false, true] {
+                let factor = if up {
+                    100 + i128::from(value)
+                } else {
+                    100 - i128::from(value)
+                };
+                let num = i128::from(start) * factor;
+                let want = clamp_i32(if up { ceil_div(num, 100) } else { num / 100 });
+                assert_eq!(percent_change(Arithmetic::Exact, start, value, up), want);
+            }
+        };
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            -101,
+            -100,
+            -99,
+            -1,
+            0,
+            1,
+            99,
+            100,
+            101,
+            i64::MAX,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                check(a, b);
+            }
+        }
+        for _ in 0..100_000 {
+            check(next(), next());
+        }
     }
 
     /// The 64-bit building blocks against native 128-bit arithmetic.
