@@ -535,36 +535,19 @@ pub(crate) fn div_rem_u128_loop(n: u128, d: u128) -> (u128, u128) {
     (q, r)
 }
 
-/// Rust's `n / d` and `n % d` on `i128` (truncation toward zero, the remainder takes the
-/// sign of `n`); `None` when `d == 0` or for `i128::MIN / -1`.
-#[cfg(any(test, feature = "exact"))]
-pub(crate) fn div_rem_i128(n: i128, d: i128) -> Option<(i128, i128)> {
-    if d == 0 || (n == i128::MIN && d == -1) {
-        return None;
-    }
-    let (q, r) = div_rem_u128(n.unsigned_abs(), d.unsigned_abs());
-    // |q| <= |n| and |r| < |d|: the casts below are exact, except q = 2^127 for
-    // n = MIN, d = 1, where the wrapping negation gives MIN back.
-    let q = q as i128;
-    let r = r as i128;
-    let q = if (n < 0) != (d < 0) {
-        q.wrapping_neg()
-    } else {
-        q
-    };
-    let r = if n < 0 { r.wrapping_neg() } else { r };
-    Some((q, r))
-}
-
-/// Ceiling of `n / d` for `d > 0`.
+/// Ceiling of `n / d` for `0 < d < 2^127`, from the magnitudes.
 #[cfg(feature = "exact")]
 fn ceil_div(n: i128, d: u128) -> i128 {
-    let d = i128::try_from(d).unwrap_or(i128::MAX);
-    let (q, r) = div_rem_i128(n, d).unwrap_or((0, 0));
-    if r > 0 {
-        q.saturating_add(1)
+    let (q, r) = div_rem_u128(n.unsigned_abs(), d);
+    // q <= |n| <= 2^127: the cast wraps only for q = 2^127 (n = MIN, d = 1), whose negation
+    // gives MIN back.
+    let q = q as i128;
+    if n < 0 {
+        // A negative quotient: its ceiling truncates toward zero.
+        q.wrapping_neg()
     } else {
-        q
+        // q < 2^127 - 1 here: no overflow.
+        q.wrapping_add(i128::from(r != 0))
     }
 }
 
@@ -633,18 +616,6 @@ mod tests {
         ] {
             check(n, d);
         }
-        for (n, d) in [
-            (i128::MIN, 1),
-            (i128::MIN, -1),
-            (-7, 2),
-            (7, -2),
-            (-7, -2),
-            (0, 5),
-        ] {
-            let expect = n.checked_div(d).zip(n.checked_rem(d));
-            assert_eq!(div_rem_i128(n, d), expect, "{n} / {d}");
-        }
-        assert_eq!(div_rem_i128(1, 0), None);
     }
 
     /// Exact mode's 64-bit helpers against the 128-bit expressions they replace.
@@ -659,8 +630,16 @@ mod tests {
         };
         let check = |a: i64, b: i64| {
             assert_eq!(mul_i64(a, b), i128::from(a) * i128::from(b));
-            let want = exact_parts(i128::from(a), i128::from(b)).map(|(n, d)| ceil_div(n, d));
+            // Native ceilings of i128 quotients.
+            let ceil = |n: i128, d: i128| n / d + i128::from(n % d != 0 && (n < 0) == (d < 0));
+            let want = (b != 0).then(|| ceil(i128::from(a), i128::from(b)));
             assert_eq!(ceil_quotient(a, b), want, "ceil({a} / {b})");
+            if b > 0 {
+                assert_eq!(
+                    ceil_div(i128::from(a) << 60, b as u128),
+                    ceil(i128::from(a) << 60, i128::from(b))
+                );
+            }
             let (start, value) = (a as i32, b as i32);
             for up in [false, true] {
                 let factor = if up {
@@ -669,7 +648,7 @@ mod tests {
                     100 - i128::from(value)
                 };
                 let num = i128::from(start) * factor;
-                let want = clamp_i32(if up { ceil_div(num, 100) } else { num / 100 });
+                let want = clamp_i32(if up { ceil(num, 100) } else { num / 100 });
                 assert_eq!(percent_change(Arithmetic::Exact, start, value, up), want);
             }
         };
