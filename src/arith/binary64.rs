@@ -348,18 +348,18 @@ impl F64 {
                     let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
                     kept | u64::from(lost != 0)
                 };
-                let exp2 = ea.wrapping_sub(10);
-                if sa == sb {
+                let (sign, mant) = if sa == sb {
                     // a, b < 2^63: no overflow.
-                    F64::round_pack(sa, a.wrapping_add(b), exp2, false)
+                    (sa, a.wrapping_add(b))
                 } else if a > b {
-                    F64::round_pack(sa, a.wrapping_sub(b), exp2, false)
+                    (sa, a.wrapping_sub(b))
                 } else if b > a {
-                    F64::round_pack(sb, b.wrapping_sub(a), exp2, false)
+                    (sb, b.wrapping_sub(a))
                 } else {
                     // Exact cancellation: +0 in round-to-nearest.
-                    F64::ZERO
-                }
+                    return F64::ZERO;
+                };
+                F64::round_pack(sign, mant, ea.wrapping_sub(10), false)
             }
         }
     }
