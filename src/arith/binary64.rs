@@ -612,21 +612,41 @@ impl F64 {
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
+        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries.
+        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
         if (0..=308).contains(&n) {
-            let u = n.unsigned_abs();
-            let hi = POW10POSTAB32.get((u / 32) as usize).copied().unwrap_or(0);
-            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
-            F64(hi).mul(F64(lo))
+            F64::literal_pow10(q.wrapping_mul(32)).mul(F64::literal_pow10(r))
         } else if (-323..=0).contains(&n) {
-            let u = n.unsigned_abs();
-            let hi = POW10NEGTAB32.get((u / 32) as usize).copied().unwrap_or(0);
-            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
-            F64(hi).div(F64(lo))
+            F64::literal_pow10(q.wrapping_mul(32)).div(F64::literal_pow10(r.wrapping_neg()))
         } else if n > 0 {
             F64::INFINITY
         } else {
             F64::ZERO
         }
+    }
+
+    /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
+    /// multiple of 32 in `-320..=288`): the tables on 64-bit targets; elsewhere the same value
+    /// from the correctly rounded conversion, whose code is linked anyway (424 bytes of
+    /// tables cost more flash there; `go_pow10` only runs when a tolerance is read).
+    fn literal_pow10(e: i32) -> F64 {
+        if cfg!(target_pointer_width = "64") {
+            F64::table_pow10(e)
+        } else {
+            F64::from_decimal(false, 1, e)
+        }
+    }
+
+    /// [`F64::literal_pow10`] from Go's tables.
+    fn table_pow10(e: i32) -> F64 {
+        let bits = if (0..32).contains(&e) {
+            POW10TAB.get(e as usize)
+        } else if e > 0 {
+            POW10POSTAB32.get((e / 32) as usize)
+        } else {
+            POW10NEGTAB32.get(e.unsigned_abs() as usize / 32)
+        };
+        F64(bits.copied().unwrap_or(0))
     }
 
     /// The binary64 nearest to `±mantissa × 10^exp10` (ties to even; overflow gives `±∞`,
@@ -763,6 +783,16 @@ mod tests {
         }
         for (i, bits) in POW10NEGTAB32.iter().enumerate() {
             assert_eq!(F64::from_decimal(false, 1, -32 * i as i32).to_bits(), *bits);
+        }
+    }
+
+    /// The tables and the conversion that replaces them on 32-bit targets agree.
+    #[test]
+    fn literal_pow10_from_tables_or_conversion() {
+        let exponents = (0..32).chain((-10..=9).map(|k| 32 * k));
+        for e in exponents {
+            assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
+            assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
         }
     }
 
