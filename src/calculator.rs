@@ -1,8 +1,8 @@
 //! Replica proposals per metric source and target type (algorithm spec section 10).
 //!
 //! Each function mirrors one upstream replica-calculator entry point. Pod-based calculators
-//! make at most two passes over the pods and allocate nothing: sums replace upstream's
-//! per-pod map, and the second pass recomputes what the first pass does not keep.
+//! make one pass over the pods and allocate nothing: sums replace upstream's per-pod map,
+//! and upstream's second pass over the pods is arithmetic on the sums the pass keeps.
 
 use crate::arith::{self, Ratio, Sum, Tolerances};
 use crate::input::{ConditionStatus, Container, Observation, PodPhase, PodSamples};
@@ -92,38 +92,9 @@ fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
     }
 }
 
-/// Upstream's checks before grouping: the metrics API returned something, and some pod
-/// matched the selector. `empty` is the error for an empty metrics response.
-fn check_alignment<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
-    empty: CalcError<'a>,
-) -> Result<(), CalcError<'a>> {
-    if samples.per_pod.len() != ctx.obs.pods.len() {
-        return Err(CalcError::SampleCountMismatch {
-            pods: ctx.obs.pods.len(),
-            samples: samples.per_pod.len(),
-        });
-    }
-    let any = samples
-        .per_pod
-        .iter()
-        .flatten()
-        .chain(samples.orphans.iter())
-        .next()
-        .is_some();
-    if !any {
-        return Err(empty);
-    }
-    if ctx.obs.pods.is_empty() {
-        return Err(CalcError::NoPods);
-    }
-    Ok(())
-}
-
-/// Counts of the first pass over the pods.
+/// Counts and sums of the pass over the pods.
 #[derive(Clone, Copy, Default)]
-struct FirstPass<'a> {
+struct PodPass<'a> {
     ready: i64,
     unready: i64,
     missing: i64,
@@ -132,42 +103,16 @@ struct FirstPass<'a> {
     /// Σ of ready pods' requests (exact), utilization only.
     request_sum: Sum,
     first_request_error: Option<RequestError<'a>>,
-}
-
-impl FirstPass<'_> {
-    /// Without missing pods, and unless unready pods are to be counted on a scale-up, the
-    /// first pass decides (spec 10.1 f): the current count inside the tolerance band, else
-    /// `ceil(ratio × ready pods)`. Returns the proposal and whether the band held it.
-    fn decide(
-        &self,
-        ctx: &CalcContext<'_, '_>,
-        ratio: Ratio,
-        scale_up_with_unready: bool,
-    ) -> Option<(i32, bool)> {
-        if scale_up_with_unready || self.missing != 0 {
-            return None;
-        }
-        Some(if ratio.within(&ctx.tolerances) {
-            (ctx.current, true)
-        } else {
-            (ratio.ceil_times(self.ready), false)
-        })
-    }
-}
-
-/// Σ and count of orphan samples' values.
-fn orphan_sums(samples: &PodSamples<'_>, container: Option<&str>) -> (Sum, i64) {
-    let mut sum = Sum::default();
-    let mut n: i64 = 0;
-    for v in samples
-        .orphans
-        .iter()
-        .filter_map(|s| sample_value(s, container))
-    {
-        sum.add(v);
-        n = n.saturating_add(1);
-    }
-    (sum, n)
+    /// Σ of the orphan samples' values (exact).
+    orphan_sum: Sum,
+    /// Number of orphan samples with a value.
+    orphans: i64,
+    /// Σ of missing pods' requests, and of the values they are filled in with below target
+    /// (`request × max(target, 100) / 100` each), utilization only.
+    missing_requests: Sum,
+    missing_fill: Sum,
+    /// Σ of unready pods' requests, utilization only.
+    unready_requests: Sum,
 }
 
 /// Container slice, pod-level request slice, and the request they give.
@@ -183,24 +128,51 @@ fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest
     }
 }
 
-/// The first pass over the pods (spec 10.1 a-e, 10.2): each pod's group, the ready pods'
-/// sums, and with `requests` (utilization targets) their requests for that resource.
+/// Upstream's checks before grouping (the metrics API returned something, and some pod
+/// matched the selector; `empty` is the error for an empty metrics response), then the pass
+/// over the pods (spec 10.1 a-e, 10.2): each pod's group and the sums of each group, with
+/// `requests` (utilization targets) the requests for that resource, and the orphan samples'
+/// sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
+/// with their requests: those are the requests this pass reads, so their sums are kept here
+/// and the second pass is arithmetic on sums, without a second walk over the pods.
 #[inline(always)]
-fn first_pass<'a>(
+fn pod_pass<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
     container: Option<&'a str>,
-    requests: Option<&'a str>,
+    requests: Option<(&'a str, i64)>,
     cpu: bool,
-) -> FirstPass<'a> {
+    empty: CalcError<'a>,
+    pass: &mut PodPass<'a>,
+) -> Result<(), CalcError<'a>> {
     let pods = ctx.obs.pods;
+    if samples.per_pod.len() != pods.len() {
+        return Err(CalcError::SampleCountMismatch {
+            pods: pods.len(),
+            samples: samples.per_pod.len(),
+        });
+    }
+    let any = samples
+        .per_pod
+        .iter()
+        .flatten()
+        .chain(samples.orphans.iter())
+        .next()
+        .is_some();
+    if !any {
+        return Err(empty);
+    }
+    if pods.is_empty() {
+        return Err(CalcError::NoPods);
+    }
     let readiness = ctx.readiness(cpu);
-    // Counters and sums in locals, not in a struct: they stay in registers (a struct field
-    // updated in memory every iteration made the loop wait on store-to-load forwarding).
-    let (mut ready, mut unready, mut missing) = (0_i64, 0_i64, 0_i64);
+    // Counters and the sums of ready pods in locals, not in a struct: they stay in
+    // registers (a struct field updated in memory every iteration made the loop wait on
+    // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
+    // they cannot exceed the pod count.
+    let (mut ready, mut unready, mut missing) = (0_usize, 0_usize, 0_usize);
     let mut value_sum = Sum::default();
     let mut request_sum = Sum::default();
-    let mut first_request_error = None;
     // The last successful request, reused while consecutive pods share their container and
     // pod-level request slices (pods of one template, as callers that build their pods from
     // one spec pass them). Same slices, same data: the result is exact.
@@ -209,7 +181,7 @@ fn first_pass<'a>(
         // Every listed pod's request counts (an error fails the metric).
         let request = match requests {
             None => 0,
-            Some(resource) => match cached {
+            Some((resource, _)) => match cached {
                 Some((containers, pod_level, milli))
                     if core::ptr::eq(containers, pod.containers)
                         && same_pod_level(pod_level, pod.requests) =>
@@ -222,7 +194,7 @@ fn first_pass<'a>(
                         milli
                     }
                     Err(e) => {
-                        first_request_error.get_or_insert(e);
+                        pass.first_request_error.get_or_insert(e);
                         0
                     }
                 },
@@ -244,101 +216,157 @@ fn first_pass<'a>(
                 value_sum.add(value);
                 request_sum.add(request);
             }
-            PodGroup::Unready => unready = unready.saturating_add(1),
-            PodGroup::Missing => missing = missing.saturating_add(1),
+            PodGroup::Unready => {
+                unready = unready.saturating_add(1);
+                pass.unready_requests.push(request);
+            }
+            PodGroup::Missing => {
+                missing = missing.saturating_add(1);
+                if let Some((_, fallback)) = requests {
+                    pass.missing_requests.push(request);
+                    pass.missing_fill.push(percent_of(request, fallback));
+                }
+            }
             PodGroup::Ignored => {}
         }
     }
-    FirstPass {
-        ready,
-        unready,
-        missing,
-        value_sum,
-        request_sum,
-        first_request_error,
+    let mut orphans = 0_usize;
+    for v in samples
+        .orphans
+        .iter()
+        .filter_map(|s| sample_value(s, container))
+    {
+        pass.orphan_sum.push(v);
+        orphans = orphans.saturating_add(1);
     }
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    pass.ready = count(ready);
+    pass.unready = count(unready);
+    pass.missing = count(missing);
+    pass.orphans = count(orphans);
+    pass.value_sum = value_sum;
+    pass.request_sum = request_sum;
+    Ok(())
 }
 
-/// `GetResourceReplicas`: Resource and ContainerResource metrics with a utilization target
-/// (spec section 10.1).
+/// The target of a pod-based metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PodTarget {
+    /// A percentage of the pods' requests (Resource and ContainerResource utilization).
+    Utilization(i32),
+    /// An average value per pod in milli-units (Resource and ContainerResource average
+    /// values, Pods metrics).
+    Average(i64),
+}
+
+/// The pod-based calculators: `GetResourceReplicas` (utilization targets, spec 10.1) and
+/// `calcPlainMetricReplicas` (Resource/ContainerResource average-value targets and Pods
+/// metrics, spec 10.2). `resource` is `None` for Pods metrics.
 #[inline(never)]
-pub(crate) fn resource_utilization<'a>(
+pub(crate) fn pod_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
-    resource: &'a str,
+    resource: Option<&'a str>,
     container: Option<&'a str>,
-    target_percent: i32,
+    target: PodTarget,
 ) -> Result<Calculation, CalcError<'a>> {
-    check_alignment(ctx, samples, CalcError::NoResourceMetrics)?;
-    let pods = ctx.obs.pods;
-    let cpu = resource == "cpu";
-    let readiness = ctx.readiness(cpu);
-    let first = first_pass(ctx, samples, container, Some(resource), cpu);
-    let (_, orphans) = orphan_sums(samples, container);
-    if first.ready.saturating_add(orphans) == 0 {
+    let (requests, empty) = match (target, resource) {
+        (PodTarget::Utilization(percent), Some(r)) => (
+            Some((r, i64::from(percent.max(100)))),
+            CalcError::NoResourceMetrics,
+        ),
+        (_, Some(_)) => (None, CalcError::NoResourceMetrics),
+        (_, None) => (None, CalcError::NoCustomMetrics),
+    };
+    let cpu = resource == Some("cpu");
+    // Filled in place (a returned pass would be copied out of a `Result`).
+    let mut pass = PodPass::default();
+    pod_pass(ctx, samples, container, requests, cpu, empty, &mut pass)?;
+    let entries = pass.ready.saturating_add(pass.orphans);
+    if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
     }
-    if let Some(e) = first.first_request_error {
+    if let Some(e) = pass.first_request_error {
         return Err(CalcError::Request(e));
     }
     let mode = ctx.settings.arithmetic;
-    let (ratio, utilization) = utilization_ratio(
-        mode,
-        first.value_sum.clamped(),
-        first.request_sum.clamped(),
-        target_percent,
-    )?;
-    // Σ is clamped to int64 where upstream stores it; the average divides the clamped sum.
-    let raw_milli = first
-        .value_sum
-        .clamped()
-        .checked_div(first.ready)
-        .unwrap_or(0);
+    let mut values = pass.value_sum;
+    let mut requests = pass.request_sum;
+    // Σ is clamped to int64 where upstream stores it; averages divide the clamped sum.
+    let (ratio, utilization, raw_milli) = match target {
+        PodTarget::Utilization(percent) => {
+            let (ratio, utilization) =
+                utilization_ratio(mode, values.clamped(), requests.clamped(), percent)?;
+            let raw_milli = values.clamped().checked_div(pass.ready).unwrap_or(0);
+            (ratio, Some(utilization), raw_milli)
+        }
+        PodTarget::Average(milli) => {
+            // Orphan samples count in averages of plain values, not in utilization.
+            values.add_sum(pass.orphan_sum);
+            let average = values.clamped().checked_div(entries).unwrap_or(0);
+            (arith::ratio(mode, average, milli), None, average)
+        }
+    };
     let result = |(replicas, within_tolerance)| Calculation {
         replicas,
-        utilization: Some(utilization),
+        utilization,
         raw_milli,
         within_tolerance,
     };
 
-    let scale_up_with_unready = first.unready > 0 && ratio.above_one();
-    if let Some(decided) = first.decide(ctx, ratio, scale_up_with_unready) {
-        return Ok(result(decided));
+    // Without missing pods, and unless unready pods are to be counted on a scale-up, the
+    // first pass decides (spec 10.1 f): the current count inside the tolerance band, else
+    // `ceil(ratio × ready pods)`.
+    let scale_up_with_unready = pass.unready > 0 && ratio.above_one();
+    if !scale_up_with_unready && pass.missing == 0 {
+        return Ok(result(if ratio.within(&ctx.tolerances) {
+            (ctx.current, true)
+        } else {
+            (ratio.ceil_times(pass.ready), false)
+        }));
     }
 
-    // Second pass: fill in missing pods (and unready ones on a scale-up).
-    let fallback = i128::from(target_percent.max(100));
-    let mut value_sum = first.value_sum.total();
-    let mut request_sum = first.request_sum.total();
-    let mut entries = first.ready.saturating_add(orphans);
-    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
-        let value = slot.as_ref().and_then(|s| sample_value(s, container));
-        let sample = slot.as_ref().filter(|_| value.is_some());
-        let group = group_pod(pod, sample, &readiness);
-        let filled = match group {
-            PodGroup::Missing if ratio.below_one() => Some(true),
-            PodGroup::Missing if ratio.above_one() => Some(false),
-            PodGroup::Unready if scale_up_with_unready => Some(false),
-            _ => None,
-        };
-        let Some(full) = filled else { continue };
-        let request = i128::from(pod_request(pod, container, resource).unwrap_or(0));
-        if full {
-            let fill =
-                arith::div_rem_i128(request.saturating_mul(fallback), 100).map_or(0, |(q, _)| q);
-            let fill = arith::clamp_i64(fill);
-            value_sum = value_sum.saturating_add(i128::from(fill));
+    // Second pass: missing pods count as at the target below it (utilization: their
+    // request × max(target, 100 %)) and as 0 above it; unready pods as 0 on a scale-up.
+    let (below, above) = (ratio.below_one(), ratio.above_one());
+    let mut entries = entries;
+    if below || above {
+        entries = entries.saturating_add(pass.missing);
+        requests.add_sum(pass.missing_requests);
+        if below {
+            match target {
+                PodTarget::Utilization(_) => values.add_sum(pass.missing_fill),
+                PodTarget::Average(milli) => values.add_product(milli, pass.missing),
+            }
         }
-        request_sum = request_sum.saturating_add(request);
-        entries = entries.saturating_add(1);
     }
-    let (new_ratio, _) = utilization_ratio(
-        mode,
-        arith::clamp_i64(value_sum),
-        arith::clamp_i64(request_sum),
-        target_percent,
-    )?;
+    if scale_up_with_unready {
+        entries = entries.saturating_add(pass.unready);
+        requests.add_sum(pass.unready_requests);
+    }
+    let new_ratio = match target {
+        PodTarget::Utilization(percent) => {
+            utilization_ratio(mode, values.clamped(), requests.clamped(), percent)?.0
+        }
+        PodTarget::Average(milli) => {
+            let average = values.clamped().checked_div(entries).unwrap_or(0);
+            arith::ratio(mode, average, milli)
+        }
+    };
     Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
+}
+
+/// `trunc(value × percent / 100)` clamped to `i64`, for `percent >= 0`: the magnitude's
+/// 128-bit product divided by 100 (a 32-bit divisor, no 128-bit division).
+fn percent_of(value: i64, percent: i64) -> i64 {
+    let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
+    let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
+    let magnitude = u64::try_from(q).unwrap_or(u64::MAX);
+    if value < 0 {
+        0_i64.checked_sub_unsigned(magnitude).unwrap_or(i64::MIN)
+    } else {
+        i64::try_from(magnitude).unwrap_or(i64::MAX)
+    }
 }
 
 /// `GetResourceUtilizationRatio` on the sums (clamped to `int64` as upstream stores them):
@@ -352,22 +380,36 @@ fn utilization_ratio<'a>(
     if requests == 0 {
         return Err(CalcError::NoMatchingRequests);
     }
-    // `values * 100 / requests` is exact in 64 bits unless the product overflows.
-    let percent = match values.checked_mul(100) {
-        Some(v) => arith::clamp_i32(i128::from(v.checked_div(requests).unwrap_or(0))),
-        None => arith::clamp_i32(
-            arith::div_rem_i128(i128::from(values).saturating_mul(100), i128::from(requests))
-                .map_or(0, |(q, _)| q),
-        ),
-    };
+    let percent = percent_ratio(values, requests);
     Ok((
         arith::ratio(mode, i64::from(percent), i64::from(target_percent)),
         percent,
     ))
 }
 
-/// The shared ending of both pod-based calculators (spec 10.1 i-k): the proposal, and
-/// whether the tolerance band held it at the current count.
+/// `int32(values * 100 / requests)`, truncated toward zero and saturating, for
+/// `requests != 0`, in 64-bit words: with `|values| = q·|requests| + m`, the magnitude is
+/// `100q + floor(100m / |requests|)`.
+fn percent_ratio(values: i64, requests: i64) -> i32 {
+    let (v, r) = (values.unsigned_abs(), requests.unsigned_abs());
+    let (q, m) = (v.checked_div(r).unwrap_or(0), v.checked_rem(r).unwrap_or(0));
+    // From 2^32 up, q × 100 is far beyond the i32 range: no need to compute it.
+    let magnitude = if q >> 32 == 0 {
+        q.wrapping_mul(100)
+            .wrapping_add(arith::mul_div_below(m, 100, r))
+    } else {
+        u64::MAX
+    };
+    if (values < 0) != (requests < 0) {
+        let magnitude = u32::try_from(magnitude).unwrap_or(u32::MAX);
+        0_i32.checked_sub_unsigned(magnitude).unwrap_or(i32::MIN)
+    } else {
+        i32::try_from(magnitude).unwrap_or(i32::MAX)
+    }
+}
+
+/// The ending of the pod-based calculators (spec 10.1 i-k): the proposal, and whether the
+/// tolerance band held it at the current count.
 fn second_pass_replicas(
     ctx: &CalcContext<'_, '_>,
     ratio: Ratio,
@@ -391,62 +433,6 @@ fn second_pass_replicas(
     (replicas, false)
 }
 
-/// `calcPlainMetricReplicas`: Resource/ContainerResource average-value targets and Pods
-/// metrics (spec section 10.2). `resource` is `None` for Pods metrics.
-#[inline(never)]
-pub(crate) fn plain_average<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
-    resource: Option<&'a str>,
-    container: Option<&'a str>,
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    let empty = match resource {
-        Some(_) => CalcError::NoResourceMetrics,
-        None => CalcError::NoCustomMetrics,
-    };
-    check_alignment(ctx, samples, empty)?;
-    let first = first_pass(ctx, samples, container, None, resource == Some("cpu"));
-    let (orphan_sum, orphans) = orphan_sums(samples, container);
-    let entries = first.ready.saturating_add(orphans);
-    if entries == 0 {
-        return Err(CalcError::NoReadyPodMetrics);
-    }
-    let mode = ctx.settings.arithmetic;
-    let total = first.value_sum.total().saturating_add(orphan_sum.total());
-    let average = arith::clamp_i64(total).checked_div(entries).unwrap_or(0);
-    let ratio = arith::ratio(mode, average, target_milli);
-    let result = |(replicas, within_tolerance)| Calculation {
-        replicas,
-        utilization: None,
-        raw_milli: average,
-        within_tolerance,
-    };
-
-    let scale_up_with_unready = first.unready > 0 && ratio.above_one();
-    if let Some(decided) = first.decide(ctx, ratio, scale_up_with_unready) {
-        return Ok(result(decided));
-    }
-
-    let mut total = total;
-    let mut entries = entries;
-    if first.missing > 0 {
-        if ratio.below_one() {
-            let fill = i128::from(target_milli).saturating_mul(i128::from(first.missing));
-            total = total.saturating_add(fill);
-            entries = entries.saturating_add(first.missing);
-        } else if ratio.above_one() {
-            entries = entries.saturating_add(first.missing);
-        }
-    }
-    if scale_up_with_unready {
-        entries = entries.saturating_add(first.unready);
-    }
-    let new_average = arith::clamp_i64(total).checked_div(entries).unwrap_or(0);
-    let new_ratio = arith::ratio(mode, new_average, target_milli);
-    Ok(result(second_pass_replicas(ctx, ratio, new_ratio, entries)))
-}
-
 /// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
 fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a>> {
     if ctx.obs.pods.is_empty() {
@@ -464,20 +450,79 @@ fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
 }
 
-/// `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)` from
-/// zero.
-fn usage_ratio_replicas<'a>(
+/// The usage of an Object metric (`values` is `Ok(value)`) or an External metric (`Err`
+/// with its series) in milli-units: its value, or the series' sum with upstream's overflow
+/// rule for the target type.
+fn usage<'a>(values: Result<i64, &[i64]>, per_pod: bool) -> Result<i64, CalcError<'a>> {
+    let series = match values {
+        Ok(value) => return Ok(value),
+        Err(series) => series,
+    };
+    if series.is_empty() {
+        return Err(CalcError::NoExternalMetrics);
+    }
+    let mut sum: i64 = 0;
+    for &v in series {
+        let next = if per_pod {
+            // `GetExternalPerPodMetricReplicas`: a running sum that leaves [0, MaxInt64] is
+            // upstream's overflow signal.
+            sum.checked_add(v).filter(|s| *s >= 0)
+        } else if v > 0 && sum > i64::MAX.saturating_sub(v) {
+            // `GetExternalMetricReplicas`: a positive overflow ends the sum at MaxInt64.
+            None
+        } else {
+            Some(sum.saturating_add(v))
+        };
+        match next {
+            Some(s) => sum = s,
+            None => return Ok(i64::MAX),
+        }
+    }
+    Ok(sum)
+}
+
+/// Object and External metrics (`values` as for [`usage`]): `GetObjectMetricReplicas` and
+/// `GetExternalMetricReplicas` for value targets (spec 10.3, 10.5), measured against the
+/// ready pods; `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for
+/// average-value targets (`per_pod`, spec 10.4, 10.6), measured against `status.replicas`.
+#[inline(never)]
+pub(crate) fn usage_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
-    ratio: Ratio,
-    raw_milli: i64,
+    values: Result<i64, &[i64]>,
+    target_milli: i64,
+    per_pod: bool,
 ) -> Result<Calculation, CalcError<'a>> {
-    let (replicas, within_tolerance) = if ctx.current == 0 {
-        (ratio.ceil_times(1), false)
-    } else if ratio.within(&ctx.tolerances) {
-        (ctx.current, true)
+    let external = values.is_err();
+    let usage = usage(values, per_pod)?;
+    let mode = ctx.settings.arithmetic;
+    let (replicas, within_tolerance, raw_milli) = if per_pod {
+        let status_replicas = ctx.obs.status_replicas;
+        let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
+        let within_tolerance = ratio.within(&ctx.tolerances);
+        let replicas = if within_tolerance {
+            status_replicas
+        } else {
+            arith::ceil_div_i32(mode, usage, target_milli)
+        };
+        let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
+            i64::MAX
+        } else {
+            arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
+        };
+        (replicas, within_tolerance, raw_milli)
     } else {
-        // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
-        (ratio.ceil_times(ready_running_pods(ctx)?), false)
+        // `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)`
+        // from zero.
+        let ratio = arith::ratio(mode, usage, target_milli);
+        let (replicas, within_tolerance) = if ctx.current == 0 {
+            (ratio.ceil_times(1), false)
+        } else if ratio.within(&ctx.tolerances) {
+            (ctx.current, true)
+        } else {
+            // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
+            (ratio.ceil_times(ready_running_pods(ctx)?), false)
+        };
+        (replicas, within_tolerance, usage)
     };
     Ok(Calculation {
         replicas,
@@ -487,95 +532,59 @@ fn usage_ratio_replicas<'a>(
     })
 }
 
-/// `GetObjectMetricReplicas`: Object metric with a value target (spec 10.3).
-pub(crate) fn object_value<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    value_milli: i64,
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    let ratio = arith::ratio(ctx.settings.arithmetic, value_milli, target_milli);
-    usage_ratio_replicas(ctx, ratio, value_milli)
-}
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
 
-/// `GetObjectPerPodMetricReplicas` / the end of `GetExternalPerPodMetricReplicas`: per-pod
-/// targets measured against `status.replicas` (spec 10.4, 10.6).
-fn per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    usage: i64,
-    target_milli: i64,
-    external: bool,
-) -> Calculation {
-    let mode = ctx.settings.arithmetic;
-    let status_replicas = ctx.obs.status_replicas;
-    let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
-    let within_tolerance = ratio.within(&ctx.tolerances);
-    let replicas = if within_tolerance {
-        status_replicas
-    } else {
-        arith::ceil_div_i32(mode, usage, target_milli)
-    };
-    let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
-        i64::MAX
-    } else {
-        arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
-    };
-    Calculation {
-        replicas,
-        utilization: None,
-        raw_milli,
-        within_tolerance,
-    }
-}
-
-/// `GetObjectPerPodMetricReplicas`: Object metric with an average-value target (spec 10.4).
-pub(crate) fn object_per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    value_milli: i64,
-    target_milli: i64,
-) -> Calculation {
-    per_pod(ctx, value_milli, target_milli, false)
-}
-
-/// `GetExternalMetricReplicas`: External metric with a value target (spec 10.5).
-pub(crate) fn external_value<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    values: &[i64],
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    if values.is_empty() {
-        return Err(CalcError::NoExternalMetrics);
-    }
-    let mut sum: i64 = 0;
-    for &v in values {
-        if v > 0 && sum > i64::MAX.saturating_sub(v) {
-            sum = i64::MAX;
-            break;
-        }
-        sum = sum.saturating_add(v);
-    }
-    let ratio = arith::ratio(ctx.settings.arithmetic, sum, target_milli);
-    usage_ratio_replicas(ctx, ratio, sum)
-}
-
-/// `GetExternalPerPodMetricReplicas`: External metric with an average-value target (10.6).
-pub(crate) fn external_per_pod<'a>(
-    ctx: &CalcContext<'_, 'a>,
-    values: &[i64],
-    target_milli: i64,
-) -> Result<Calculation, CalcError<'a>> {
-    if values.is_empty() {
-        return Err(CalcError::NoExternalMetrics);
-    }
-    // A running sum that leaves [0, MaxInt64] is upstream's overflow signal.
-    let mut sum: i64 = 0;
-    for &v in values {
-        match sum.checked_add(v) {
-            Some(s) if s >= 0 => sum = s,
-            _ => {
-                sum = i64::MAX;
-                break;
+    /// The 64-bit helpers against the 128-bit expressions they replace.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn wide_free_helpers_match_i128() {
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MIN / 100,
+            -(1 << 40) - 7,
+            -1001,
+            -199,
+            -100,
+            -99,
+            -1,
+            0,
+            1,
+            99,
+            100,
+            101,
+            12_345,
+            1 << 40,
+            i64::MAX / 100,
+            i64::MAX / 3,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        let mut rng = arith::test_rng(0x2545_F491_4F6C_DD1D);
+        let mut next = || {
+            let s = rng();
+            (s as i64) >> (s % 64)
+        };
+        let mut pairs: std::vec::Vec<(i64, i64)> = std::vec::Vec::new();
+        for &a in &edges {
+            for &b in &edges {
+                pairs.push((a, b));
             }
         }
+        for _ in 0..100_000 {
+            pairs.push((next(), next()));
+        }
+        for (a, b) in pairs {
+            if b != 0 {
+                let want = arith::clamp_i32(i128::from(a) * 100 / i128::from(b));
+                assert_eq!(percent_ratio(a, b), want, "{a} * 100 / {b}");
+            }
+            let p = i128::from(b.unsigned_abs() % 5_000_000);
+            let want = arith::clamp_i64(i128::from(a) * p / 100);
+            assert_eq!(percent_of(a, p as i64), want, "{a} * {p} / 100");
+        }
     }
-    Ok(per_pod(ctx, sum, target_milli, true))
 }

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::calculator::{self, CalcContext, CalcError, Calculation};
+use crate::calculator::{self, CalcContext, CalcError, PodTarget};
 use crate::conditions::Reason;
 use crate::input::MetricValues;
 use crate::quantity::Quantity;
@@ -15,29 +15,18 @@ pub const MAX_METRICS: usize = 8;
 /// How one metric is evaluated, after reading its target fields as upstream does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Route<'a> {
-    ResourceUtilization {
-        resource: &'a str,
-        container: Option<&'a str>,
-        percent: i32,
-    },
-    ResourceValue {
-        resource: &'a str,
-        container: Option<&'a str>,
-        target: i64,
-    },
+    /// A metric of per-pod samples: Resource and ContainerResource (`resource` set,
+    /// `container` for ContainerResource) and Pods metrics.
     Pods {
-        target: i64,
+        resource: Option<&'a str>,
+        container: Option<&'a str>,
+        target: PodTarget,
     },
-    ObjectValue {
-        target: i64,
-    },
-    ObjectAverage {
-        target: i64,
-    },
-    ExternalAverage {
-        target: i64,
-    },
-    ExternalValue {
+    /// An Object (`external` false) or External metric, with a value target or, when
+    /// `per_pod`, an average-value target.
+    Usage {
+        external: bool,
+        per_pod: bool,
         target: i64,
     },
     /// The spec names no usable target (only possible past validation for Object metrics
@@ -51,65 +40,64 @@ fn milli(q: Option<Quantity>) -> Option<i64> {
 
 /// Reads a metric's target the way the upstream controller does (spec 6.2, trace rule 22).
 pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
-    let resource_route =
-        |resource: &'a str, container: Option<&'a str>, t: &crate::spec::MetricTarget| {
-            if let Some(target) = milli(t.average_value) {
-                Route::ResourceValue {
-                    resource,
-                    container,
-                    target,
-                }
-            } else if let Some(percent) = t.average_utilization {
-                Route::ResourceUtilization {
-                    resource,
-                    container,
-                    percent,
-                }
-            } else {
-                Route::Invalid
-            }
-        };
-    match spec.type_ {
-        Some(MetricSourceType::Resource) => match &spec.resource {
-            Some(r) => resource_route(r.name, None, &r.target),
-            None => Route::Invalid,
-        },
-        Some(MetricSourceType::ContainerResource) => match &spec.container_resource {
-            Some(r) => resource_route(r.name, Some(r.container), &r.target),
-            None => Route::Invalid,
-        },
-        Some(MetricSourceType::Pods) => match spec
+    let pods = |resource, container, target| Route::Pods {
+        resource,
+        container,
+        target,
+    };
+    let usage = |external, per_pod, target| Route::Usage {
+        external,
+        per_pod,
+        target,
+    };
+    let resource_target = |t: &crate::spec::MetricTarget| match milli(t.average_value) {
+        Some(target) => Some(PodTarget::Average(target)),
+        None => t.average_utilization.map(PodTarget::Utilization),
+    };
+    let routed = match spec.type_ {
+        Some(MetricSourceType::Resource) => spec
+            .resource
+            .as_ref()
+            .and_then(|r| Some(pods(Some(r.name), None, resource_target(&r.target)?))),
+        Some(MetricSourceType::ContainerResource) => {
+            spec.container_resource.as_ref().and_then(|r| {
+                Some(pods(
+                    Some(r.name),
+                    Some(r.container),
+                    resource_target(&r.target)?,
+                ))
+            })
+        }
+        Some(MetricSourceType::Pods) => spec
             .pods
             .as_ref()
             .and_then(|p| milli(p.target.average_value))
-        {
-            Some(target) => Route::Pods { target },
-            None => Route::Invalid,
-        },
-        Some(MetricSourceType::Object) => match &spec.object {
-            Some(o) => match (
+            .map(|target| pods(None, None, PodTarget::Average(target))),
+        Some(MetricSourceType::Object) => spec.object.as_ref().and_then(|o| {
+            match (
                 o.target.type_,
                 milli(o.target.value),
                 milli(o.target.average_value),
             ) {
-                (Some(MetricTargetType::Value), Some(target), _) => Route::ObjectValue { target },
-                (Some(MetricTargetType::AverageValue), _, Some(target)) => {
-                    Route::ObjectAverage { target }
+                (Some(MetricTargetType::Value), Some(target), _) => {
+                    Some(usage(false, false, target))
                 }
-                _ => Route::Invalid,
-            },
-            None => Route::Invalid,
-        },
-        Some(MetricSourceType::External) => match &spec.external {
-            Some(e) => match (milli(e.target.average_value), milli(e.target.value)) {
-                (Some(target), _) => Route::ExternalAverage { target },
-                (None, Some(target)) => Route::ExternalValue { target },
-                _ => Route::Invalid,
-            },
-            None => Route::Invalid,
-        },
-        None => Route::Invalid,
-    }
+                (Some(MetricTargetType::AverageValue), _, Some(target)) => {
+                    Some(usage(false, true, target))
+                }
+                _ => None,
+            }
+        }),
+        Some(MetricSourceType::External) => spec.external.as_ref().and_then(|e| {
+            match (milli(e.target.average_value), milli(e.target.value)) {
+                (Some(target), _) => Some(usage(true, true, target)),
+                (None, Some(target)) => Some(usage(true, false, target)),
+                _ => None,
+            }
+        }),
+        None => None,
+    };
+    routed.unwrap_or(Route::Invalid)
 }
 
 /// Why one metric produced no proposal.
@@ -190,43 +178,49 @@ impl fmt::Display for MetricName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let spec = self.0;
         match route(spec) {
-            Route::ResourceUtilization {
-                resource,
-                container: None,
+            Route::Pods {
+                resource: Some(resource),
+                container,
+                target: PodTarget::Utilization(_),
+            } => {
+                let container = if container.is_some() {
+                    " container"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "{resource}{container} resource utilization (percentage of request)"
+                )
+            }
+            Route::Pods {
+                resource: Some(resource),
                 ..
-            } => write!(f, "{resource} resource utilization (percentage of request)"),
-            Route::ResourceUtilization { resource, .. } => write!(
-                f,
-                "{resource} container resource utilization (percentage of request)"
-            ),
-            Route::ResourceValue { resource, .. } => write!(f, "{resource} resource"),
-            Route::Pods { .. } => match &spec.pods {
+            } => write!(f, "{resource} resource"),
+            Route::Pods { resource: None, .. } => match &spec.pods {
                 Some(p) => write!(f, "pods metric {}", p.metric.name),
                 None => Ok(()),
             },
-            Route::ObjectValue { .. } => match &spec.object {
+            Route::Usage {
+                external: false,
+                per_pod: false,
+                ..
+            } => match &spec.object {
                 Some(o) => write!(f, "{} metric {}", o.described_object.kind, o.metric.name),
                 None => Ok(()),
             },
             // Upstream names per-pod Object metrics "external metric" too.
-            Route::ObjectAverage { .. } => match &spec.object {
-                Some(o) => write!(
-                    f,
-                    "external metric {}({})",
-                    o.metric.name,
-                    Selector(o.metric.selector)
-                ),
-                None => Ok(()),
-            },
-            Route::ExternalAverage { .. } | Route::ExternalValue { .. } => match &spec.external {
-                Some(e) => write!(
-                    f,
-                    "external metric {}({})",
-                    e.metric.name,
-                    Selector(e.metric.selector)
-                ),
-                None => Ok(()),
-            },
+            Route::Usage { external, .. } => {
+                let metric = if external {
+                    spec.external.map(|e| e.metric)
+                } else {
+                    spec.object.map(|o| o.metric)
+                };
+                match metric {
+                    Some(m) => write!(f, "external metric {}({})", m.name, Selector(m.selector)),
+                    None => Ok(()),
+                }
+            }
             Route::Invalid => Ok(()),
         }
     }
@@ -352,12 +346,16 @@ impl fmt::Display for MetricError<'_> {
                     _ => {}
                 }
                 match r {
-                    Route::ResourceUtilization { resource, .. } if calc_level => {
-                        write!(f, "failed to get {resource} utilization: ")?
-                    }
-                    Route::ResourceValue { resource, .. } if calc_level => {
-                        write!(f, "failed to get {resource} usage: ")?
-                    }
+                    Route::Pods {
+                        resource: Some(resource),
+                        target,
+                        ..
+                    } if calc_level => match target {
+                        PodTarget::Utilization(_) => {
+                            write!(f, "failed to get {resource} utilization: ")?
+                        }
+                        PodTarget::Average(_) => write!(f, "failed to get {resource} usage: ")?,
+                    },
                     _ => {}
                 }
                 inner(f)
@@ -368,7 +366,8 @@ impl fmt::Display for MetricError<'_> {
             }
             (Some(MetricSourceType::Object), r) => {
                 f.write_str("failed to get object metric value: ")?;
-                if let (Route::ObjectAverage { .. }, true, Some(o)) = (r, calc_level, &spec.object)
+                if let (Route::Usage { per_pod: true, .. }, true, Some(o)) =
+                    (r, calc_level, &spec.object)
                 {
                     write!(f, "failed to get {} object metric: ", o.metric.name)?;
                 }
@@ -377,18 +376,14 @@ impl fmt::Display for MetricError<'_> {
             (Some(MetricSourceType::External), r) => {
                 let name = spec.external.map(|e| e.metric.name).unwrap_or("");
                 write!(f, "failed to get {name} external metric value: ")?;
-                match r {
-                    Route::ExternalAverage { .. }
-                        if calc_level || self.failure == MetricFailure::InvalidSelector =>
-                    {
-                        write!(f, "failed to get {name} external metric: ")?
+                if let Route::Usage { per_pod, .. } = r {
+                    if calc_level || self.failure == MetricFailure::InvalidSelector {
+                        if per_pod {
+                            write!(f, "failed to get {name} external metric: ")?
+                        } else {
+                            write!(f, "failed to get external metric {name}: ")?
+                        }
                     }
-                    Route::ExternalValue { .. }
-                        if calc_level || self.failure == MetricFailure::InvalidSelector =>
-                    {
-                        write!(f, "failed to get external metric {name}: ")?
-                    }
-                    _ => {}
                 }
                 inner(f)
             }
@@ -415,90 +410,62 @@ pub fn evaluate_metric<'a>(
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
-    let fail = |failure| MetricOutcome::Error(MetricError { spec, failure });
     let route = route(spec);
-    if route == Route::Invalid {
-        return fail(MetricFailure::InvalidSource);
-    }
-    if selector_invalid(spec) {
-        return fail(MetricFailure::InvalidSelector);
-    }
-    let calc = |r: Result<Calculation, CalcError<'a>>| match r {
-        Ok(c) => Ok(c),
-        Err(e) => Err(MetricFailure::Calc(e)),
+    let result = if route == Route::Invalid {
+        Err(MetricFailure::InvalidSource)
+    } else if selector_invalid(spec) {
+        Err(MetricFailure::InvalidSelector)
+    } else {
+        match (route, values) {
+            (_, MetricValues::Error(msg)) => Err(CalcError::Fetch(msg)),
+            (
+                Route::Pods {
+                    resource,
+                    container,
+                    target,
+                },
+                MetricValues::Pods(s),
+            ) => calculator::pod_metric(ctx, s, resource, container, target),
+            (
+                Route::Usage {
+                    external: false,
+                    per_pod,
+                    target,
+                },
+                MetricValues::Object(v),
+            ) => calculator::usage_metric(ctx, Ok(*v), target, per_pod),
+            (
+                Route::Usage {
+                    external: true,
+                    per_pod,
+                    target,
+                },
+                MetricValues::External(vs),
+            ) => calculator::usage_metric(ctx, Err(vs), target, per_pod),
+            _ => return fail(spec, MetricFailure::WrongValues),
+        }
+        .map_err(MetricFailure::Calc)
     };
-    let result: Result<(Calculation, Current), MetricFailure<'a>> = match (route, values) {
-        (_, MetricValues::Error(msg)) => Err(MetricFailure::Calc(CalcError::Fetch(msg))),
-        (
-            Route::ResourceUtilization {
-                resource,
-                container,
-                percent,
-            },
-            MetricValues::Pods(s),
-        ) => calc(calculator::resource_utilization(
-            ctx, s, resource, container, percent,
-        ))
-        .map(|c| (c, Current::UtilizationAndAverage)),
-        (
-            Route::ResourceValue {
-                resource,
-                container,
-                target,
-            },
-            MetricValues::Pods(s),
-        ) => calc(calculator::plain_average(
-            ctx,
-            s,
-            Some(resource),
-            container,
-            target,
-        ))
-        .map(|c| (c, Current::Average)),
-        (Route::Pods { target }, MetricValues::Pods(s)) => {
-            calc(calculator::plain_average(ctx, s, None, None, target))
-                .map(|c| (c, Current::Average))
-        }
-        (Route::ObjectValue { target }, MetricValues::Object(v)) => {
-            calc(calculator::object_value(ctx, *v, target)).map(|c| (c, Current::Value))
-        }
-        (Route::ObjectAverage { target }, MetricValues::Object(v)) => Ok((
-            calculator::object_per_pod(ctx, *v, target),
-            Current::Average,
-        )),
-        (Route::ExternalValue { target }, MetricValues::External(vs)) => {
-            calc(calculator::external_value(ctx, vs, target)).map(|c| (c, Current::Value))
-        }
-        (Route::ExternalAverage { target }, MetricValues::External(vs)) => {
-            calc(calculator::external_per_pod(ctx, vs, target)).map(|c| (c, Current::Average))
-        }
-        _ => Err(MetricFailure::WrongValues),
+    let c = match result {
+        Ok(c) => c,
+        Err(failure) => return fail(spec, failure),
     };
-    match result {
-        Ok((c, current)) => MetricOutcome::Proposal(MetricProposal {
-            spec,
-            replicas: c.replicas,
-            average_utilization: c.utilization,
-            average_value: match current {
-                Current::UtilizationAndAverage | Current::Average => Some(c.raw_milli),
-                Current::Value => None,
-            },
-            value: match current {
-                Current::Value => Some(c.raw_milli),
-                _ => None,
-            },
-            within_tolerance: c.within_tolerance,
-        }),
-        Err(failure) => fail(failure),
-    }
+    // Value targets of Object and External metrics report `current.value`, the others
+    // `current.averageValue` (and utilization targets `current.averageUtilization`).
+    let value_target = matches!(route, Route::Usage { per_pod: false, .. });
+    MetricOutcome::Proposal(MetricProposal {
+        spec,
+        replicas: c.replicas,
+        average_utilization: c.utilization,
+        average_value: (!value_target).then_some(c.raw_milli),
+        value: value_target.then_some(c.raw_milli),
+        within_tolerance: c.within_tolerance,
+    })
 }
 
-/// Which `current` fields a calculator fills.
-#[derive(Clone, Copy)]
-enum Current {
-    UtilizationAndAverage,
-    Average,
-    Value,
+/// A failed metric's outcome.
+fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> MetricOutcome<'a> {
+    MetricOutcome::Error(MetricError { spec, failure })
 }
 
 /// The multi-metric result (spec 6.4).

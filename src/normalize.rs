@@ -84,6 +84,11 @@ pub fn recommendation_retention(settings: &Settings) -> Duration {
         .max(crate::history::BEHAVIOR_WINDOW_LIMIT)
 }
 
+/// Saturating conversion to i32.
+fn clamp_i32(v: i64) -> i32 {
+    i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
+}
+
 fn set_limited(conditions: &mut Conditions, limited: bool, reason: Reason) {
     let status = if limited {
         ConditionStatus::True
@@ -117,11 +122,12 @@ pub fn legacy<const R: usize, const E: usize>(
     };
     conditions.set(ConditionType::AbleToScale, ConditionStatus::True, reason);
 
-    // int32(max(factor * float64(current), minimum)): exact for integer factors.
-    let scale_up_limit = arith::clamp_i32(
-        i128::from(settings.legacy_scale_up_factor)
-            .saturating_mul(i128::from(b.current))
-            .max(i128::from(settings.legacy_scale_up_minimum)),
+    // int32(max(factor * float64(current), minimum)): exact for integer factors, and in
+    // 64 bits (a product of two i32 cannot overflow an i64).
+    let scale_up_limit = clamp_i32(
+        i64::from(settings.legacy_scale_up_factor)
+            .wrapping_mul(i64::from(b.current))
+            .max(i64::from(settings.legacy_scale_up_minimum)),
     );
     let (ceiling, ceiling_reason) = if b.max > scale_up_limit {
         (scale_up_limit, Reason::ScaleUpLimit)
@@ -194,54 +200,51 @@ pub fn with_behavior<const R: usize, const E: usize>(
     let mode = settings.arithmetic;
     let mut overflowed = stab.overflowed;
     let mut rate_limit = None;
-    let (replicas, limit) = if stabilized > b.current {
-        let up = policy_limit(history, &behavior.scale_up, b.current, b.now, mode, true);
-        overflowed |= up.overflowed;
-        let mut limit = up.limit;
-        if limit < b.current {
-            limit = b.current;
-        }
-        rate_limit = Some(RateLimit {
-            scale_up: true,
-            replicas: limit,
-            policy: up.policy,
-            period_start: up.period_start,
-        });
-        let (ceiling, reason) = if b.max > limit {
-            (limit, Reason::ScaleUpLimit)
+    let (replicas, limit) = if stabilized == b.current {
+        (stabilized, Reason::DesiredWithinRange)
+    } else {
+        // One direction of travel: its policies, never past `current` the other way.
+        let up = stabilized > b.current;
+        let rules = if up {
+            &behavior.scale_up
         } else {
-            (b.max, Reason::TooManyReplicas)
+            &behavior.scale_down
         };
-        if stabilized > ceiling {
-            (ceiling, reason)
+        let p = policy_limit(history, rules, b.current, b.now, mode, up);
+        overflowed |= p.overflowed;
+        let limit = if up {
+            p.limit.max(b.current)
         } else {
-            (stabilized, Reason::DesiredWithinRange)
-        }
-    } else if stabilized < b.current {
-        let down = policy_limit(history, &behavior.scale_down, b.current, b.now, mode, false);
-        overflowed |= down.overflowed;
-        let mut limit = down.limit;
-        if limit > b.current {
-            limit = b.current;
-        }
+            p.limit.min(b.current)
+        };
         rate_limit = Some(RateLimit {
-            scale_up: false,
+            scale_up: up,
             replicas: limit,
-            policy: down.policy,
-            period_start: down.period_start,
+            policy: p.policy,
+            period_start: p.period_start,
         });
-        let (floor, reason) = if b.min < limit {
+        // The bound in the direction of travel: the rate limit, or max/min when tighter.
+        let (bound, reason) = if up {
+            if b.max > limit {
+                (limit, Reason::ScaleUpLimit)
+            } else {
+                (b.max, Reason::TooManyReplicas)
+            }
+        } else if b.min < limit {
             (limit, Reason::ScaleDownLimit)
         } else {
             (b.min, Reason::TooFewReplicas)
         };
-        if stabilized < floor {
-            (floor, reason)
+        let beyond = if up {
+            stabilized > bound
+        } else {
+            stabilized < bound
+        };
+        if beyond {
+            (bound, reason)
         } else {
             (stabilized, Reason::DesiredWithinRange)
         }
-    } else {
-        (stabilized, Reason::DesiredWithinRange)
     };
     set_limited(conditions, replicas != stabilized, limit);
     Normalized {
@@ -270,10 +273,11 @@ fn period_start<const R: usize, const E: usize>(
         Duration::from_secs(i64::from(period_seconds)),
         direction,
     );
-    let start = i128::from(current)
-        .saturating_sub(i128::from(changes.added))
-        .saturating_add(i128::from(changes.deleted));
-    (arith::clamp_i32(start), changes.overflowed)
+    // Exact in 64 bits: the terms are i32.
+    let start = i64::from(current)
+        .saturating_sub(i64::from(changes.added))
+        .saturating_add(i64::from(changes.deleted));
+    (clamp_i32(start), changes.overflowed)
 }
 
 /// A policy limit and where it came from.
@@ -325,9 +329,8 @@ fn policy_limit<const R: usize, const E: usize>(
         out.overflowed |= of;
         let proposed = match (policy.type_, up) {
             (PolicyType::Pods, true) => start.saturating_add(policy.value),
-            (PolicyType::Percent, true) => arith::percent_up(mode, start, policy.value),
             (PolicyType::Pods, false) => start.saturating_sub(policy.value),
-            (PolicyType::Percent, false) => arith::percent_down(mode, start, policy.value),
+            (PolicyType::Percent, up) => arith::percent_change(mode, start, policy.value, up),
         };
         let better = if take_min {
             proposed < out.limit

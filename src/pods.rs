@@ -184,51 +184,61 @@ fn pod_level_request<'a>(
 /// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
 /// init container plus the sidecars started before it), in exact nano-units. `None` when no
 /// container requests the resource.
+#[inline(never)]
 fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i128> {
-    let mut total: Option<i128> = None;
+    let mut any = false;
+    // Σ of regular containers and sidecars, and whether there was one.
+    let mut total: i128 = 0;
+    let mut counted = false;
     let mut sidecars: i128 = 0;
-    let mut init_peak: Option<i128> = None;
-    let add = |acc: Option<i128>, v: i128| Some(acc.unwrap_or(0).saturating_add(v));
+    // The largest init-time footprint; i128::MIN (below or equal to any footprint) for none.
+    let mut init_peak = i128::MIN;
     for c in containers {
-        let req = find_request(c.requests, resource).map(|q| q.nano_value());
-        match c.kind {
+        let Some(q) = find_request(c.requests, resource) else {
+            continue;
+        };
+        let v = q.nano_value();
+        any = true;
+        let footprint = match c.kind {
             ContainerKind::Regular => {
-                if let Some(v) = req {
-                    total = add(total, v);
-                }
+                total = saturating_add(total, v);
+                counted = true;
+                continue;
             }
             ContainerKind::RestartableInit => {
-                if let Some(v) = req {
-                    total = add(total, v);
-                    sidecars = sidecars.saturating_add(v);
-                    init_peak = Some(init_peak.map_or(sidecars, |p| p.max(sidecars)));
-                }
+                total = saturating_add(total, v);
+                counted = true;
+                sidecars = saturating_add(sidecars, v);
+                sidecars
             }
-            ContainerKind::Init => {
-                if let Some(v) = req {
-                    let footprint = v.saturating_add(sidecars);
-                    init_peak = Some(init_peak.map_or(footprint, |p| p.max(footprint)));
-                }
-            }
-        }
+            ContainerKind::Init => saturating_add(v, sidecars),
+        };
+        init_peak = init_peak.max(footprint);
     }
-    match (total, init_peak) {
-        (Some(t), Some(p)) => Some(t.max(p)),
-        (t, p) => t.or(p),
-    }
+    // Without an init-time footprint, max(total, i128::MIN) is the total.
+    any.then_some(if counted {
+        total.max(init_peak)
+    } else {
+        init_peak
+    })
+}
+
+/// `a + b` saturating, as one call (each inlined 128-bit saturating addition is about a
+/// hundred bytes of code on a Cortex-M0).
+#[inline(never)]
+fn saturating_add(a: i128, b: i128) -> i128 {
+    a.saturating_add(b)
 }
 
 /// `MilliValue()` of an exact nano-unit amount: rounds up, negatives away from zero.
 fn nano_to_milli(nano: i128) -> i64 {
-    let (q, r) = crate::arith::div_rem_i128(nano, 1_000_000).unwrap_or((0, 0));
-    let milli = if r > 0 {
-        q.saturating_add(1)
-    } else if r < 0 {
-        q.saturating_sub(1)
+    let (q, r) = crate::arith::div_small(nano.unsigned_abs(), 1_000_000);
+    let magnitude = u64::try_from(q.saturating_add(u128::from(r != 0))).unwrap_or(u64::MAX);
+    if nano < 0 {
+        0_i64.checked_sub_unsigned(magnitude).unwrap_or(i64::MIN)
     } else {
-        q
-    };
-    crate::arith::clamp_i64(milli)
+        i64::try_from(magnitude).unwrap_or(i64::MAX)
+    }
 }
 
 /// `calculatePodRequestsFromContainers`: regular containers then sidecars, each counted
@@ -265,7 +275,7 @@ fn container_requests<'a>(
     let mut sum = crate::arith::Sum::default();
     for c in pod.containers.iter().filter(counted) {
         match find_request(c.requests, resource) {
-            Some(q) => sum.add(q.milli_value()),
+            Some(q) => sum.push(q.milli_value()),
             None => return Err(first_missing_request(pod, resource)),
         }
     }

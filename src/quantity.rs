@@ -137,19 +137,20 @@ fn pow10(k: u32) -> Option<u128> {
     POW10.get(usize::try_from(k).ok()?).copied()
 }
 
-/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by doubling
-/// and adding (a 128-bit multiplication is expanded inline, about 1 KB of code, on 32-bit
-/// targets).
+/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by 10^9 at
+/// a time (a 32-bit factor: a 128-bit multiplication is expanded inline, about 1 KB of
+/// code, on 32-bit targets).
 #[inline(never)]
 fn mul_pow10(m: u128, k: u32) -> Option<u128> {
     if k >= 39 {
         return None;
     }
     let mut m = m;
-    for _ in 0..k {
-        let twice = m.checked_add(m)?;
-        let four = twice.checked_add(twice)?;
-        m = four.checked_add(four)?.checked_add(twice)?;
+    let mut left = k;
+    while left > 0 {
+        let step = left.min(9);
+        m = crate::arith::mul_small(m, crate::arith::wide::small_pow10(step) as u32)?;
+        left = left.saturating_sub(step);
     }
     Some(m)
 }
@@ -251,7 +252,9 @@ impl Quantity {
 
     /// `value × 10^exponent` in `format`, normalised.
     const fn from_scaled(value: i64, exponent: i32, format: Format) -> Quantity {
-        let mut mantissa = value as i128;
+        // Normalised in 64 bits: a 128-bit division by 10 is a large inline expansion on
+        // 32-bit targets, and firmware builds quantities at run time.
+        let mut mantissa = value;
         let mut exponent = exponent;
         if mantissa == 0 {
             exponent = 0;
@@ -262,7 +265,7 @@ impl Quantity {
             }
         }
         Quantity {
-            mantissa,
+            mantissa: mantissa as i128,
             exponent,
             format,
         }
@@ -272,16 +275,23 @@ impl Quantity {
     /// with a fractional milli part round away from zero (`-0.0005` gives -1). Saturates at
     /// `i64::MIN` / `i64::MAX`.
     pub fn milli_value(&self) -> i64 {
-        // Fast path for the common case, a whole number of milli-units that fits i64.
+        // Fast path for the common case, a whole number of milli-units that fits i64
+        // (`small_pow10` is 0 beyond 10^19, which no nonzero i64 times fits anyway).
         if let (Ok(m), Ok(shift)) = (
             i64::try_from(self.mantissa),
             u32::try_from(self.exponent.saturating_add(3)),
         ) {
-            if let Some(v) = pow10(shift)
-                .and_then(|p| i64::try_from(p).ok())
-                .and_then(|p| m.checked_mul(p))
-            {
-                return v;
+            let power = crate::arith::wide::small_pow10(shift);
+            let (hi, lo) = crate::arith::mul_wide(m.unsigned_abs(), power);
+            if hi == 0 && power != 0 {
+                let v = if m < 0 {
+                    0_i64.checked_sub_unsigned(lo)
+                } else {
+                    i64::try_from(lo).ok()
+                };
+                if let Some(v) = v {
+                    return v;
+                }
             }
         }
         self.scaled_value(-3)
@@ -334,20 +344,24 @@ impl Quantity {
         if shift >= 0 {
             mul_pow10(magnitude, u32::try_from(shift).ok()?)
         } else {
-            let power = u32::try_from(shift.unsigned_abs()).ok().and_then(pow10);
-            match power {
-                Some(p) => {
-                    let (quotient, rem) = crate::arith::div_rem_u128(magnitude, p);
-                    let exact = rem == 0;
-                    Some(if exact {
-                        quotient
-                    } else {
-                        quotient.saturating_add(1)
-                    })
-                }
-                // 10^shift exceeds any mantissa: 0 remainder-ful, rounded away to 1.
-                None => Some(1),
+            // Divide by 10^9 at a time (a divisor of 32 bits: no 128-bit division), noting
+            // whether anything was cut off; a zero quotient ends it early.
+            let mut quotient = magnitude;
+            let mut exact = true;
+            let mut left = shift.unsigned_abs();
+            while left > 0 && quotient != 0 {
+                let step = left.min(9) as u32;
+                let power = u32::try_from(crate::arith::wide::small_pow10(step)).unwrap_or(1);
+                let (q, r) = crate::arith::div_small(quotient, power);
+                exact &= r == 0;
+                quotient = q;
+                left = left.saturating_sub(u64::from(step));
             }
+            Some(if exact {
+                quotient
+            } else {
+                quotient.saturating_add(1)
+            })
         }
     }
 
@@ -1109,5 +1123,44 @@ mod tests {
         let tiny = q("-1e-2147483647");
         assert_eq!(tiny.value(), -1);
         assert_eq!(tiny.nano_value(), -1);
+    }
+
+    /// `scaled_magnitude` (10^9 at a time) against native 128-bit division by `10^k`.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn scaled_readings_match_native_division() {
+        let reference = |q: &Quantity, scale: i32| -> Option<u128> {
+            let m = q.mantissa.unsigned_abs();
+            if m == 0 {
+                return Some(0);
+            }
+            let shift = i64::from(q.exponent) - i64::from(scale);
+            if shift >= 0 {
+                return pow10(u32::try_from(shift).ok()?).and_then(|p| m.checked_mul(p));
+            }
+            Some(match pow10(u32::try_from(-shift).ok()?) {
+                Some(p) => m / p + u128::from(!m.is_multiple_of(p)),
+                None => 1,
+            })
+        };
+        let mut next = crate::arith::test_rng(0x2545_F491_4F6C_DD1D);
+        for _ in 0..50_000 {
+            let wide = (i128::from(next() as i64) << 64 | i128::from(next())) >> (next() % 128);
+            let mantissa = wide % 10i128.pow(36);
+            let exponent = (next() % 100) as i32 - 60;
+            let q = Quantity::from_parts(mantissa, exponent, Format::DecimalSI);
+            for scale in [-9, -6, -3, 0, 3, 40, -45] {
+                assert_eq!(
+                    q.scaled_magnitude(scale),
+                    reference(&q, scale),
+                    "{q:?} {scale}"
+                );
+            }
+            let milli = reference(&q, -3)
+                .and_then(|m| i64::try_from(m).ok())
+                .map(|m| if mantissa < 0 { -m } else { m });
+            let want = milli.unwrap_or(if mantissa < 0 { i64::MIN } else { i64::MAX });
+            assert_eq!(q.milli_value(), want, "{q:?}");
+        }
     }
 }

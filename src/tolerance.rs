@@ -46,9 +46,10 @@ impl Tolerance {
         // ratio's range, so dropping digits below the 19th changes no comparison in practice.
         let mut exact = true;
         while mantissa > i128::from(i64::MAX) {
-            let (q, r) = crate::arith::div_rem_i128(mantissa, 10).unwrap_or((0, 0));
+            // mantissa > 0 here (the quantity is not negative).
+            let (q, r) = crate::arith::div_small(mantissa.unsigned_abs(), 10);
             exact &= r == 0;
-            mantissa = q;
+            mantissa = i128::try_from(q).unwrap_or(0);
             exp10 = exp10.saturating_add(1);
         }
         let m64 = i64::try_from(mantissa).unwrap_or(i64::MAX);

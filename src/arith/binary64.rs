@@ -10,7 +10,8 @@
 //! NaN results are always the canonical quiet NaN ([`F64::NAN`]); payloads are not
 //! propagated (Go programs cannot observe them in the places this crate mirrors).
 
-use super::wide::{decimal_digits, Big};
+use super::mul_wide;
+use super::wide::Big;
 use core::cmp::Ordering;
 
 /// An IEEE-754 binary64 value held as its bit pattern.
@@ -108,9 +109,9 @@ enum Class {
     Finite { sign: bool, mant: u64, exp: i32 },
 }
 
-/// Limbs for [`F64::from_decimal`]: the largest operands are
-/// `m × 2^s < 2^1204` and `10^343 × 2^64 < 2^1204` (`10^343 < 2^1140`), inside 20 limbs.
-const DEC_LIMBS: usize = 20;
+/// 32-bit limbs for [`F64::from_decimal`]: the largest operands are
+/// `m × 2^s < 2^1203` and `10^343 × 2^63 < 2^1203` (`10^343 < 2^1140`), inside 40 limbs.
+const DEC_LIMBS: usize = 40;
 
 impl F64 {
     /// `+0.0`.
@@ -220,7 +221,11 @@ impl F64 {
 
     /// Rounds `(-1)^sign × (mant + f) × 2^exp2` to binary64, nearest-even, where `f` is
     /// `0` when `!sticky` and some value in `(0, 1)` when `sticky`.
-    fn round_pack(sign: bool, mant: u128, exp2: i64, sticky: bool) -> F64 {
+    ///
+    /// 64 bits hold a significand (53 bits) with 11 bits below it, so every operation runs in
+    /// 64-bit words: a Cortex-M0 (32-bit, no 128-bit instructions) needs about a third of
+    /// the code the same logic takes on `u128`.
+    fn round_pack(sign: bool, mant: u64, exp2: i32, sticky: bool) -> F64 {
         if mant == 0 {
             // Callers never pass sticky with a zero mantissa (the value would be below
             // 2^exp2, which they keep far below the subnormal range anyway).
@@ -228,25 +233,26 @@ impl F64 {
         }
         let lz = mant.leading_zeros();
         let mant = mant.wrapping_shl(lz);
-        let exp2 = exp2.saturating_sub(i64::from(lz));
-        // The value is now in [2^127, 2^128) × 2^exp2; its leading bit has weight 2^top.
-        let top = exp2.saturating_add(127);
+        // Callers pass exponents within ±2^16: no overflow.
+        let exp2 = exp2.saturating_sub(lz as i32);
+        // The value is now in [2^63, 2^64) × 2^exp2; its leading bit has weight 2^top.
+        let top = exp2.saturating_add(63);
         if top > 1023 {
             return F64::inf_signed(sign);
         }
         let lsb = top.saturating_sub(52).max(-1074);
-        // lsb >= top - 52 = exp2 + 75, so shift >= 75.
+        // lsb >= top - 52 = exp2 + 11, so shift >= 11.
         let shift = lsb.saturating_sub(exp2);
-        let (q, rem, half) = if shift > 128 {
-            // value < 2^(exp2 + 128) <= 2^(lsb - 1): below half the smallest step.
+        let (q, rem, half) = if shift > 64 {
+            // value < 2^(exp2 + 64) <= 2^(lsb - 1): below half the smallest step.
             return F64::zero_signed(sign);
-        } else if shift == 128 {
-            (0u64, mant, 1u128 << 127)
+        } else if shift == 64 {
+            (0u64, mant, 1u64 << 63)
         } else {
-            let sh = shift as u32; // 75..=127
-            let q = mant.wrapping_shr(sh) as u64; // < 2^53
-            let rem = mant & 1u128.wrapping_shl(sh).wrapping_sub(1);
-            (q, rem, 1u128.wrapping_shl(sh.wrapping_sub(1)))
+            let sh = shift as u32; // 11..=63
+            let q = mant.wrapping_shr(sh); // < 2^53
+            let rem = mant & 1u64.wrapping_shl(sh).wrapping_sub(1);
+            (q, rem, 1u64.wrapping_shl(sh.wrapping_sub(1)))
         };
         let round_up = rem > half || (rem == half && (sticky || q & 1 == 1));
         let q = q.wrapping_add(u64::from(round_up));
@@ -258,22 +264,38 @@ impl F64 {
         F64(mag | if sign { SIGN } else { 0 })
     }
 
+    /// [`F64::round_pack`] for a 128-bit mantissa `hi × 2^64 + lo`: the bits below the top
+    /// 64 fold into the sticky flag (at least 11 bits stay below the rounding position, so
+    /// the rounding is unchanged).
+    fn round_pack_wide(sign: bool, hi: u64, lo: u64, exp2: i32, sticky: bool) -> F64 {
+        if hi == 0 {
+            return F64::round_pack(sign, lo, exp2, sticky);
+        }
+        let lz = hi.leading_zeros(); // 0..=63
+        let k = 64u32.wrapping_sub(lz); // bits dropped from lo: 1..=64
+        let mant = hi.wrapping_shl(lz) | lo.checked_shr(k).unwrap_or(0);
+        // The k low bits of lo, moved to the top.
+        let lost = lo.wrapping_shl(lz) != 0;
+        F64::round_pack(sign, mant, exp2.saturating_add(k as i32), sticky || lost)
+    }
+
     /// `x as f64` for an `i64`: round to nearest, ties to even.
     #[must_use]
     pub fn from_i64(x: i64) -> F64 {
-        F64::round_pack(x < 0, u128::from(x.unsigned_abs()), 0, false)
+        F64::round_pack(x < 0, x.unsigned_abs(), 0, false)
     }
 
     /// `x as f64` for a `u64`: round to nearest, ties to even.
     #[must_use]
     pub fn from_u64(x: u64) -> F64 {
-        F64::round_pack(false, u128::from(x), 0, false)
+        F64::round_pack(false, x, 0, false)
     }
 
     /// `x as f64` for an `i128`: round to nearest, ties to even.
     #[must_use]
     pub fn from_i128(x: i128) -> F64 {
-        F64::round_pack(x < 0, x.unsigned_abs(), 0, false)
+        let m = x.unsigned_abs();
+        F64::round_pack_wide(x < 0, (m >> 64) as u64, m as u64, 0, false)
     }
 
     /// `self + other`, correctly rounded (IEEE-754, round to nearest even).
@@ -311,37 +333,33 @@ impl F64 {
                 } else {
                     ((sb, mb, eb), (sa, ma, ea))
                 };
-                // Work in units of 2^(ea - 64): a is ma << 64 (< 2^117).
-                let a = u128::from(ma) << 64;
+                // Work in units of 2^(ea - 10): a is ma << 10 (< 2^63).
+                let a = ma << 10;
                 let diff = ea.wrapping_sub(eb).unsigned_abs(); // >= 0, <= 2045
-                let b = if diff <= 64 {
-                    u128::from(mb).wrapping_shl(64u32.wrapping_sub(diff))
+                let b = if diff <= 10 {
+                    mb.wrapping_shl(10u32.wrapping_sub(diff))
                 } else {
-                    // Shift right by diff - 64, jamming lost bits into the lowest bit. The
-                    // result keeps more than 60 bits below the rounding position, so the
-                    // jam bit cannot change the rounding.
-                    let r = diff.wrapping_sub(64);
-                    let mb = u128::from(mb);
-                    if r >= 128 {
-                        1
-                    } else {
-                        let kept = mb.wrapping_shr(r);
-                        let lost = mb & 1u128.wrapping_shl(r).wrapping_sub(1);
-                        kept | u128::from(lost != 0)
-                    }
+                    // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
+                    // `a >= 2^62` (a normal number: eb >= -1074 puts ea above the subnormal
+                    // exponent), so the rounding position stays at least 8 bits above the
+                    // jam bit, where a nonzero jam bit stands for any nonzero tail.
+                    let r = diff.wrapping_sub(10);
+                    let kept = mb.checked_shr(r).unwrap_or(0);
+                    let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
+                    kept | u64::from(lost != 0)
                 };
-                let exp2 = i64::from(ea).wrapping_sub(64);
-                if sa == sb {
-                    // a, b < 2^117: no overflow.
-                    F64::round_pack(sa, a.wrapping_add(b), exp2, false)
+                let (sign, mant) = if sa == sb {
+                    // a, b < 2^63: no overflow.
+                    (sa, a.wrapping_add(b))
                 } else if a > b {
-                    F64::round_pack(sa, a.wrapping_sub(b), exp2, false)
+                    (sa, a.wrapping_sub(b))
                 } else if b > a {
-                    F64::round_pack(sb, b.wrapping_sub(a), exp2, false)
+                    (sb, b.wrapping_sub(a))
                 } else {
                     // Exact cancellation: +0 in round-to-nearest.
-                    F64::ZERO
-                }
+                    return F64::ZERO;
+                };
+                F64::round_pack(sign, mant, ea.wrapping_sub(10), false)
             }
         }
     }
@@ -371,9 +389,17 @@ impl F64 {
                     mant: mb, exp: eb, ..
                 },
             ) => {
-                let p = u128::from(ma).wrapping_mul(u128::from(mb)); // < 2^106
-                let exp2 = i64::from(ea).wrapping_add(i64::from(eb));
-                F64::round_pack(sign, p, exp2, false)
+                // Normalise both significands to [2^52, 2^53): the product lies in
+                // [2^104, 2^106), and its top 64 bits (all but the low 42) keep at least 62
+                // significant bits, the rest folding into the sticky flag.
+                let la = ma.leading_zeros().wrapping_sub(11);
+                let lb = mb.leading_zeros().wrapping_sub(11);
+                let (hi, lo) = mul_wide(ma.wrapping_shl(la), mb.wrapping_shl(lb));
+                let exp2 = ea
+                    .wrapping_add(eb)
+                    .wrapping_sub(la.wrapping_add(lb) as i32)
+                    .wrapping_add(42);
+                F64::round_pack(sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
             }
         }
     }
@@ -401,13 +427,11 @@ impl F64 {
                 let lb = mb.leading_zeros().wrapping_sub(11);
                 let ma = ma.wrapping_shl(la);
                 let mb = mb.wrapping_shl(lb);
-                let ea = i64::from(ea).wrapping_sub(i64::from(la));
-                let eb = i64::from(eb).wrapping_sub(i64::from(lb));
-                // q = (ma << 64) / mb lies in (2^63, 2^65).
-                let n = u128::from(ma) << 64;
-                let d = u128::from(mb);
-                let (q, r) = super::div_rem_u128(n, d);
-                let exp2 = ea.wrapping_sub(eb).wrapping_sub(64);
+                let ea = ea.wrapping_sub(la as i32);
+                let eb = eb.wrapping_sub(lb as i32);
+                // q = floor(ma × 2^63 / mb) lies in (2^62, 2^64).
+                let (q, r) = div_mant(ma, mb);
+                let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
                 F64::round_pack(sign, q, exp2, r != 0)
             }
         }
@@ -588,21 +612,41 @@ impl F64 {
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
+        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries.
+        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
         if (0..=308).contains(&n) {
-            let u = n.unsigned_abs();
-            let hi = POW10POSTAB32.get((u / 32) as usize).copied().unwrap_or(0);
-            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
-            F64(hi).mul(F64(lo))
+            F64::literal_pow10(q.wrapping_mul(32)).mul(F64::literal_pow10(r))
         } else if (-323..=0).contains(&n) {
-            let u = n.unsigned_abs();
-            let hi = POW10NEGTAB32.get((u / 32) as usize).copied().unwrap_or(0);
-            let lo = POW10TAB.get((u % 32) as usize).copied().unwrap_or(0);
-            F64(hi).div(F64(lo))
+            F64::literal_pow10(q.wrapping_mul(32)).div(F64::literal_pow10(r.wrapping_neg()))
         } else if n > 0 {
             F64::INFINITY
         } else {
             F64::ZERO
         }
+    }
+
+    /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
+    /// multiple of 32 in `-320..=288`): the tables on 64-bit targets; elsewhere the same value
+    /// from the correctly rounded conversion, whose code is linked anyway (424 bytes of
+    /// tables cost more flash there; `go_pow10` only runs when a tolerance is read).
+    fn literal_pow10(e: i32) -> F64 {
+        if cfg!(target_pointer_width = "64") {
+            F64::table_pow10(e)
+        } else {
+            F64::from_decimal(false, 1, e)
+        }
+    }
+
+    /// [`F64::literal_pow10`] from Go's tables.
+    fn table_pow10(e: i32) -> F64 {
+        let bits = if (0..32).contains(&e) {
+            POW10TAB.get(e as usize)
+        } else if e > 0 {
+            POW10POSTAB32.get((e / 32) as usize)
+        } else {
+            POW10NEGTAB32.get(e.unsigned_abs() as usize / 32)
+        };
+        F64(bits.copied().unwrap_or(0))
     }
 
     /// The binary64 nearest to `±mantissa × 10^exp10` (ties to even; overflow gives `±∞`,
@@ -613,29 +657,17 @@ impl F64 {
         if mantissa == 0 {
             return F64::zero_signed(negative);
         }
-        // Fast path (Clinger): both factors exact in binary64, one rounding.
-        if mantissa < HIDDEN && (-22..=22).contains(&exp10) {
-            let m = F64::from_u64(mantissa);
-            let p = F64(POW10TAB
-                .get(exp10.unsigned_abs() as usize)
-                .copied()
-                .unwrap_or(0));
-            let v = if exp10 >= 0 { m.mul(p) } else { m.div(p) };
-            return if negative { v.neg() } else { v };
-        }
         if exp10 >= 0 {
-            // mantissa >= 10^(digits-1), so the value is >= 10^(digits-1+exp10); from
-            // 10^309 up it exceeds the largest finite binary64 (~1.798e308) by far more than
-            // half an ulp.
-            let digits = i64::from(decimal_digits(mantissa));
-            if digits.saturating_sub(1).saturating_add(i64::from(exp10)) >= 309 {
+            // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
+            // binary64 (~1.798e308) by far more than half an ulp. Below, the value is under
+            // 2^64 × 10^308 < 2^1088 (round_pack turns the larger ones into infinity).
+            if exp10 > 308 {
                 return F64::inf_signed(negative);
             }
-            // value < 10^(digits+exp10) <= 10^309 < 2^1027.
             let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
             n.mul_small(mantissa);
-            let (m, shift, sticky) = n.top128();
-            F64::round_pack(negative, m, i64::from(shift), sticky)
+            let (m, shift, sticky) = n.top64();
+            F64::round_pack(negative, m, shift as i32, sticky) // shift below 2^11
         } else {
             // value < 2^64 × 10^exp10; for exp10 <= -344 that is below 1.85e-325, less
             // than half the smallest subnormal (2^-1075 ~ 2.47e-324).
@@ -646,11 +678,12 @@ impl F64 {
             let den = Big::<DEC_LIMBS>::pow10(d); // < 2^1140
             let bl_den = den.bit_len();
             let bl_m = 64u32.wrapping_sub(mantissa.leading_zeros());
-            // s = bl_den - bl_m + 64 >= 4; the quotient (m << s) / den is in [2^63, 2^65).
-            let s = bl_den.wrapping_add(64).wrapping_sub(bl_m);
+            // s = bl_den - bl_m + 63 >= 3; the quotient (m << s) / den is in (2^62, 2^64).
+            let s = bl_den.wrapping_add(63).wrapping_sub(bl_m);
             let num = Big::<DEC_LIMBS>::from_u64(mantissa).shl(s);
-            let (q, inexact) = num.div_small_quotient(&den, 64);
-            F64::round_pack(negative, q, i64::from(s).wrapping_neg(), inexact)
+            let (q, inexact) = num.div_small_quotient(&den, 63);
+            let exp2 = (s as i32).wrapping_neg(); // s below 2^11
+            F64::round_pack(negative, q, exp2, inexact)
         }
     }
 
@@ -667,6 +700,37 @@ impl F64 {
     }
 }
 
+/// `(floor(a × 2^63 / b), remainder)` for significands `a`, `b` in `[2^52, 2^53)`: the
+/// native 128-bit division on 64-bit targets, elsewhere [`div_mant_loop`].
+fn div_mant(a: u64, b: u64) -> (u64, u64) {
+    if cfg!(target_pointer_width = "64") {
+        let n = u128::from(a) << 63;
+        let d = u128::from(b);
+        // d >= 2^52: no division by zero; the quotient is below 2^64.
+        let q = n.checked_div(d).unwrap_or(0);
+        let r = n.checked_rem(d).unwrap_or(0);
+        return (q as u64, r as u64);
+    }
+    div_mant_loop(a, b)
+}
+
+/// [`div_mant`] by binary long division, one quotient bit per step, in 64-bit words: the
+/// remainder stays below `2b < 2^54`.
+fn div_mant_loop(a: u64, b: u64) -> (u64, u64) {
+    let mut q: u64 = 0;
+    let mut r = a;
+    for _ in 0..64 {
+        q <<= 1;
+        if r >= b {
+            r = r.wrapping_sub(b);
+            q |= 1;
+        }
+        r <<= 1;
+    }
+    // The loop shifted the final remainder once more than the quotient.
+    (q, r >> 1)
+}
+
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)]
 mod tests {
@@ -674,6 +738,31 @@ mod tests {
 
     fn int(v: i64) -> F64 {
         F64::from_i64(v)
+    }
+
+    /// The division that 32-bit targets run, against native 128-bit arithmetic (the property
+    /// tests in tests/binary64.rs run the native division on 64-bit hosts).
+    #[test]
+    fn wide_helpers_match_native() {
+        let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..200_000 {
+            let (x, y) = (next(), next());
+            let a = (x >> 11) | HIDDEN;
+            let b = (y >> 11) | HIDDEN;
+            let n = u128::from(a) << 63;
+            let want = ((n / u128::from(b)) as u64, (n % u128::from(b)) as u64);
+            assert_eq!(div_mant_loop(a, b), want, "{a} / {b}");
+            assert_eq!(div_mant(a, b), want, "{a} / {b}");
+        }
+        for (a, b) in [
+            (HIDDEN, HIDDEN),
+            (HIDDEN, 2 * HIDDEN - 1),
+            (2 * HIDDEN - 1, HIDDEN),
+        ] {
+            let n = u128::from(a) << 63;
+            let want = ((n / u128::from(b)) as u64, (n % u128::from(b)) as u64);
+            assert_eq!(div_mant_loop(a, b), want);
+        }
     }
 
     #[test]
@@ -694,6 +783,16 @@ mod tests {
         }
         for (i, bits) in POW10NEGTAB32.iter().enumerate() {
             assert_eq!(F64::from_decimal(false, 1, -32 * i as i32).to_bits(), *bits);
+        }
+    }
+
+    /// The tables and the conversion that replaces them on 32-bit targets agree.
+    #[test]
+    fn literal_pow10_from_tables_or_conversion() {
+        let exponents = (0..32).chain((-10..=9).map(|k| 32 * k));
+        for e in exponents {
+            assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
+            assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
         }
     }
 

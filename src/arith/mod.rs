@@ -19,9 +19,11 @@ use binary64::F64;
 pub(crate) enum Ratio {
     /// Kubernetes mode: the float64 upstream computes.
     Float(F64),
-    /// Exact mode: `num / den`; `den == 0` stands for upstream's ±Inf/NaN.
+    /// Exact mode: `num / (den × scale)`; a zero denominator stands for upstream's
+    /// ±Inf/NaN. The factors are kept apart (64-bit words, not the 128-bit product) so that
+    /// a ratio stays small on the stack.
     #[cfg(feature = "exact")]
-    Exact { num: i128, den: i128 },
+    Exact { num: i64, den: i64, scale: i32 },
 }
 
 /// The tolerance pair used by the calculators (spec section 11).
@@ -43,13 +45,11 @@ fn exact(mode: Arithmetic) -> bool {
 }
 
 /// `float64(num) / float64(den)`.
+#[inline(always)]
 pub(crate) fn ratio(mode: Arithmetic, num: i64, den: i64) -> Ratio {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return Ratio::Exact {
-            num: i128::from(num),
-            den: i128::from(den),
-        };
+        return Ratio::Exact { num, den, scale: 1 };
     }
     let _ = mode;
     Ratio::Float(F64::from_i64(num).div(F64::from_i64(den)))
@@ -60,8 +60,9 @@ pub(crate) fn per_pod_ratio(mode: Arithmetic, value: i64, target: i64, replicas:
     #[cfg(feature = "exact")]
     if exact(mode) {
         return Ratio::Exact {
-            num: i128::from(value),
-            den: i128::from(target).saturating_mul(i128::from(replicas)),
+            num: value,
+            den: target,
+            scale: replicas,
         };
     }
     let _ = mode;
@@ -85,14 +86,7 @@ impl Ratio {
         match self {
             Ratio::Float(f) => f.partial_cmp_value(F64::ONE),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                Some((n, d)) => Some(wide::cmp_ratio_to_one_plus_decimal(n, d, false, 0, 0)),
-                // ±Inf compares like its sign; 0/0 is NaN.
-                None => match num.cmp(&0) {
-                    Ordering::Equal => None,
-                    other => Some(other),
-                },
-            },
+            Ratio::Exact { num, den, scale } => exact_cmp_one(num, den, scale),
         }
     }
 
@@ -116,16 +110,7 @@ impl Ratio {
                 r.ge(low) && r.le(high)
             }
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                None => false,
-                Some((n, d)) => {
-                    let (dm, de) = tol.down.decimal();
-                    let (um, ue) = tol.up.decimal();
-                    wide::cmp_ratio_to_one_plus_decimal(n, d, true, dm, de) != Ordering::Less
-                        && wide::cmp_ratio_to_one_plus_decimal(n, d, false, um, ue)
-                            != Ordering::Greater
-                }
-            },
+            Ratio::Exact { num, den, scale } => exact_within(num, den, scale, tol),
         }
     }
 
@@ -134,11 +119,87 @@ impl Ratio {
         match self {
             Ratio::Float(r) => r.mul(F64::from_i64(count)).ceil().to_i32_saturating(),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den } => match exact_parts(num, den) {
-                Some((n, d)) => clamp_i32(ceil_div(n.saturating_mul(i128::from(count)), d)),
-                None => infinite_to_i32(num.saturating_mul(i128::from(count))),
-            },
+            Ratio::Exact { num, den, scale } => exact_ceil_times(num, den, scale, count),
         }
+    }
+}
+
+// The exact arms of `Ratio`'s methods, out of line: inlined, their 128-bit temporaries
+// widened the frames of the float path, which runs inside the deepest calls of an
+// evaluation.
+
+/// An exact ratio's denominator `den × scale`.
+#[cfg(feature = "exact")]
+fn wide_den(den: i64, scale: i32) -> i128 {
+    mul_i64(den, i64::from(scale))
+}
+
+/// `a × b`, exact: one 64 × 64-bit multiplication of the magnitudes (a 128-bit
+/// multiplication, checked or not, is expanded into far more code on 32-bit targets).
+#[cfg(feature = "exact")]
+fn mul_i64(a: i64, b: i64) -> i128 {
+    let (hi, lo) = mul_wide(a.unsigned_abs(), b.unsigned_abs());
+    // Below 2^126: the magnitude fits an i128.
+    let magnitude = (u128::from(hi) << 64 | u128::from(lo)) as i128;
+    if (a < 0) != (b < 0) {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    }
+}
+
+/// `ceil(n / d)`, exact, from the 64-bit magnitudes; `None` for `d == 0`.
+#[cfg(feature = "exact")]
+fn ceil_quotient(n: i64, d: i64) -> Option<i128> {
+    let (nm, dm) = (n.unsigned_abs(), d.unsigned_abs());
+    let q = i128::from(nm.checked_div(dm)?);
+    Some(if (n < 0) != (d < 0) {
+        // A negative quotient: its ceiling truncates toward zero.
+        q.wrapping_neg()
+    } else {
+        q.wrapping_add(i128::from(nm.checked_rem(dm).unwrap_or(0) != 0))
+    })
+}
+
+/// [`Ratio::cmp_one`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_cmp_one(num: i64, den: i64, scale: i32) -> Option<Ordering> {
+    let (num, den) = (i128::from(num), wide_den(den, scale));
+    match exact_parts(num, den) {
+        Some((n, d)) => Some(wide::cmp_ratio_to_one_plus_decimal(n, d, false, 0, 0)),
+        // ±Inf compares like its sign; 0/0 is NaN.
+        None => match num.cmp(&0) {
+            Ordering::Equal => None,
+            other => Some(other),
+        },
+    }
+}
+
+/// [`Ratio::within`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_within(num: i64, den: i64, scale: i32, tol: &Tolerances) -> bool {
+    match exact_parts(i128::from(num), wide_den(den, scale)) {
+        None => false,
+        Some((n, d)) => {
+            let (dm, de) = tol.down.decimal();
+            let (um, ue) = tol.up.decimal();
+            wide::cmp_ratio_to_one_plus_decimal(n, d, true, dm, de) != Ordering::Less
+                && wide::cmp_ratio_to_one_plus_decimal(n, d, false, um, ue) != Ordering::Greater
+        }
+    }
+}
+
+/// [`Ratio::ceil_times`] of an exact ratio.
+#[cfg(feature = "exact")]
+#[inline(never)]
+fn exact_ceil_times(num: i64, den: i64, scale: i32, count: i64) -> i32 {
+    // ceil(num × count / den): the sign normalisation of the fraction moves to the product.
+    let product = mul_i64(num, count);
+    match exact_parts(product, wide_den(den, scale)) {
+        Some((n, d)) => clamp_i32(ceil_div(n, d)),
+        None => infinite_to_i32(product),
     }
 }
 
@@ -146,8 +207,8 @@ impl Ratio {
 pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match exact_parts(i128::from(value), i128::from(target)) {
-            Some((n, d)) => clamp_i32(ceil_div(n, d)),
+        return match ceil_quotient(value, target) {
+            Some(q) => clamp_i32(q),
             None => infinite_to_i32(i128::from(value)),
         };
     }
@@ -162,8 +223,8 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match exact_parts(i128::from(value), i128::from(divisor)) {
-            Some((n, d)) => clamp_i64(ceil_div(n, d)),
+        return match ceil_quotient(value, divisor) {
+            Some(q) => clamp_i64(q),
             None => match value.cmp(&0) {
                 Ordering::Greater => i64::MAX,
                 Ordering::Less => i64::MIN,
@@ -187,86 +248,256 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
     sum >= i64::MAX - 511
 }
 
-/// Percent scale-up proposal: `int32(ceil(float64(start) * (1 + float64(value)/100)))`.
-pub(crate) fn percent_up(mode: Arithmetic, start: i32, value: i32) -> i32 {
-    #[cfg(feature = "exact")]
-    if exact(mode) {
-        let num = i128::from(start).saturating_mul(100_i128.saturating_add(i128::from(value)));
-        return clamp_i32(ceil_div(num, 100));
-    }
-    let _ = mode;
-    let factor = F64::ONE.add(F64::from_i64(i64::from(value)).div(F64::from_i64(100)));
-    F64::from_i64(i64::from(start))
-        .mul(factor)
-        .ceil()
-        .to_i32_saturating()
-}
-
-/// Percent scale-down proposal: `int32(float64(start) * (1 - float64(value)/100))`
+/// Percent policy proposal: scale-up (`up`) `int32(ceil(float64(start) * (1 +
+/// float64(value)/100)))`, scale-down `int32(float64(start) * (1 - float64(value)/100))`
 /// (truncation toward zero, no ceil).
-pub(crate) fn percent_down(mode: Arithmetic, start: i32, value: i32) -> i32 {
+pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        let num = i128::from(start).saturating_mul(100_i128.saturating_sub(i128::from(value)));
-        // Rust's integer division truncates toward zero, as the float conversion does.
-        return clamp_i32(div_rem_i128(num, 100).map_or(0, |(q, _)| q));
+        // start × (100 ± value) is exact in 64 bits (two factors below 2^32).
+        let value = i64::from(value);
+        let factor = if up {
+            100_i64.wrapping_add(value)
+        } else {
+            100_i64.wrapping_sub(value)
+        };
+        let num = i64::from(start).wrapping_mul(factor);
+        // Rust's integer division truncates toward zero, as the float conversion does; the
+        // scale-up proposal takes the ceiling (a positive remainder rounds up).
+        let q = num / 100;
+        let q = if up && num % 100 > 0 {
+            q.wrapping_add(1)
+        } else {
+            q
+        };
+        return clamp_i32(i128::from(q));
     }
     let _ = mode;
-    let factor = F64::ONE.sub(F64::from_i64(i64::from(value)).div(F64::from_i64(100)));
-    F64::from_i64(i64::from(start))
-        .mul(factor)
-        .to_i32_saturating()
+    let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
+    let factor = if up {
+        F64::ONE.add(fraction)
+    } else {
+        F64::ONE.sub(fraction)
+    };
+    let product = F64::from_i64(i64::from(start)).mul(factor);
+    if up { product.ceil() } else { product }.to_i32_saturating()
 }
 
-/// An exact sum of `i64` values: an `i64` while it fits, the rest moved to an `i128` (per-pod
-/// sums stay in 64-bit registers; a Cortex-M0 adds 128-bit values in software).
+/// An exact sum of `i64` values: `hi × 2^64 + lo`, where `lo` is an `i64` updated with one
+/// overflow-checked addition per term and `hi` counts its wraps (in registers on every
+/// target: 128-bit arithmetic is expanded into far more code, and stack, on a Cortex-M0).
+/// It cannot overflow: fewer than 2^63 terms of magnitude at most 2^126 stay far inside
+/// `hi`'s range.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Sum {
-    fast: i64,
-    spilled: i128,
+    lo: i64,
+    hi: i64,
 }
 
 impl Sum {
+    /// `self += v`, out of line: one copy of the code for the places that do not run per
+    /// pod (each inlined copy is about 70 bytes on a Cortex-M0).
+    #[inline(never)]
+    pub(crate) fn push(&mut self, v: i64) {
+        self.add(v);
+    }
+
+    /// `self += v`, inlined: for the per-pod loops.
     #[inline(always)]
     pub(crate) fn add(&mut self, v: i64) {
-        match self.fast.checked_add(v) {
-            Some(s) => self.fast = s,
-            None => self.spill(v),
+        let (lo, wrapped) = self.lo.overflowing_add(v);
+        self.lo = lo;
+        if wrapped {
+            // The same update either way: out of line on 64-bit targets, where it keeps the
+            // per-pod loops' registers free (about 7 % faster), inline elsewhere, where a
+            // call in the loop costs more code and stack than it saves.
+            if cfg!(target_pointer_width = "64") {
+                self.wrap(v);
+            } else {
+                self.hi = self.hi.wrapping_add((v >> 63) | 1);
+            }
         }
     }
 
+    /// `lo` wrapped once past the `i64` range in the direction of `v`.
     #[cold]
     #[inline(never)]
-    fn spill(&mut self, v: i64) {
-        // Cannot saturate: fewer than 2^63 terms of magnitude at most 2^63.
-        self.spilled = self
-            .spilled
-            .saturating_add(i128::from(self.fast))
-            .saturating_add(i128::from(v));
-        self.fast = 0;
+    fn wrap(&mut self, v: i64) {
+        // (v >> 63) | 1 is -1 or 1.
+        self.hi = self.hi.wrapping_add((v >> 63) | 1);
     }
 
-    /// The exact total.
-    pub(crate) fn total(self) -> i128 {
-        self.spilled.saturating_add(i128::from(self.fast))
+    /// `self += other`.
+    pub(crate) fn add_sum(&mut self, other: Sum) {
+        self.push(other.lo);
+        self.hi = self.hi.wrapping_add(other.hi);
+    }
+
+    /// `self += a × b` (exact).
+    pub(crate) fn add_product(&mut self, a: i64, b: i64) {
+        let (hi, lo) = mul_wide(a.unsigned_abs(), b.unsigned_abs());
+        // |a × b| <= 2^126: the high word stays below 2^62 after negation too.
+        let (hi, lo) = if (a < 0) != (b < 0) {
+            let lo = (!lo).wrapping_add(1);
+            ((!hi).wrapping_add(u64::from(lo == 0)), lo)
+        } else {
+            (hi, lo)
+        };
+        // hi × 2^64 + lo with lo read as an i64: a low word of 2^63 or more is 2^64 less.
+        self.push(lo as i64);
+        self.hi = self
+            .hi
+            .wrapping_add(hi as i64)
+            .wrapping_add((lo >> 63) as i64);
     }
 
     /// The exact total clamped to `i64`, as upstream stores it.
     pub(crate) fn clamped(self) -> i64 {
-        if self.spilled == 0 {
-            self.fast
-        } else {
-            clamp_i64(self.total())
+        match self.hi {
+            0 => self.lo,
+            hi if hi < 0 => i64::MIN,
+            _ => i64::MAX,
         }
     }
+}
+
+/// `a × b` as `(high, low)` 64-bit halves: the native multiplication on 64-bit targets,
+/// elsewhere [`mul_wide_parts`].
+#[inline]
+pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+    if cfg!(target_pointer_width = "64") {
+        let p = u128::from(a).wrapping_mul(u128::from(b));
+        return ((p >> 64) as u64, p as u64);
+    }
+    mul_wide_parts(a, b)
+}
+
+/// [`mul_wide`] from four 32 × 32-bit products (a 128-bit multiplication is expanded into
+/// far more code on 32-bit targets).
+#[inline(never)]
+pub(crate) fn mul_wide_parts(a: u64, b: u64) -> (u64, u64) {
+    const LOW: u64 = 0xFFFF_FFFF;
+    let (a1, a0) = (a >> 32, a & LOW);
+    let (b1, b0) = (b >> 32, b & LOW);
+    // Each product of two values below 2^32 is below 2^64; the sums below cannot overflow
+    // (mid < 3 × 2^32, hi < 2^64 since a × b < 2^128).
+    let p00 = a0.wrapping_mul(b0);
+    let p01 = a0.wrapping_mul(b1);
+    let p10 = a1.wrapping_mul(b0);
+    let p11 = a1.wrapping_mul(b1);
+    let mid = (p00 >> 32).wrapping_add(p01 & LOW).wrapping_add(p10 & LOW);
+    let lo = (mid << 32) | (p00 & LOW);
+    let hi = p11
+        .wrapping_add(p01 >> 32)
+        .wrapping_add(p10 >> 32)
+        .wrapping_add(mid >> 32);
+    (hi, lo)
+}
+
+/// `floor(m × c / d)` for `m < d`, computed over `c`'s bits from the top (doubling, then
+/// adding `m`), keeping `q × d + r` with `r < d`: every intermediate fits 64 bits (`2r` and
+/// `r + m` stay below `2d <= 2^64`), where `m × c` may not.
+pub(crate) fn mul_div_below(m: u64, c: u8, d: u64) -> u64 {
+    let mut q: u64 = 0;
+    let mut r: u64 = 0;
+    for bit in (0..8).rev() {
+        q = q.wrapping_shl(1);
+        let (twice, carry) = r.overflowing_add(r);
+        r = twice;
+        if carry || r >= d {
+            r = r.wrapping_sub(d);
+            q = q.wrapping_add(1);
+        }
+        if c >> bit & 1 == 1 {
+            let (sum, carry) = r.overflowing_add(m);
+            r = sum;
+            if carry || r >= d {
+                r = r.wrapping_sub(d);
+                q = q.wrapping_add(1);
+            }
+        }
+    }
+    q
+}
+
+/// `(n / d, n % d)` for a 32-bit divisor `d != 0`, by four 64-by-32-bit steps (schoolbook
+/// short division); `(0, 0)` when `d == 0`. The 64-bit division it runs on 32-bit targets is
+/// the one the rest of the program links anyway.
+pub(crate) fn div_small(n: u128, d: u32) -> (u128, u32) {
+    if d == 0 {
+        return (0, 0);
+    }
+    if cfg!(target_pointer_width = "64") {
+        let d = u128::from(d);
+        return (
+            n.checked_div(d).unwrap_or(0),
+            n.checked_rem(d).unwrap_or(0) as u32,
+        );
+    }
+    div_small_steps(n, d)
+}
+
+/// [`div_small`] in 64-bit steps (what 32-bit targets run), from the top 32-bit limb down.
+pub(crate) fn div_small_steps(n: u128, d: u32) -> (u128, u32) {
+    let d = u64::from(d);
+    let mut limbs = limbs(n);
+    let mut r: u64 = 0;
+    for l in limbs.iter_mut().rev() {
+        // r < d < 2^32: the partial dividend fits 64 bits.
+        let part = (r << 32) | u64::from(*l);
+        *l = part.checked_div(d).unwrap_or(0) as u32;
+        r = part.checked_rem(d).unwrap_or(0);
+    }
+    (from_limbs(limbs), r as u32)
+}
+
+/// `n × d`, or `None` beyond `u128`: the native multiplication on 64-bit targets,
+/// elsewhere [`mul_small_steps`] (a 128-bit multiplication is expanded inline, about 1 KB
+/// of code, on 32-bit targets).
+pub(crate) fn mul_small(n: u128, d: u32) -> Option<u128> {
+    if cfg!(target_pointer_width = "64") {
+        return n.checked_mul(u128::from(d));
+    }
+    mul_small_steps(n, d)
+}
+
+/// [`mul_small`] in 64-bit steps, from the lowest 32-bit limb up.
+pub(crate) fn mul_small_steps(n: u128, d: u32) -> Option<u128> {
+    let d = u64::from(d);
+    let mut limbs = limbs(n);
+    let mut carry: u64 = 0;
+    for l in limbs.iter_mut() {
+        // limb × d + carry < 2^64.
+        let part = u64::from(*l).wrapping_mul(d).wrapping_add(carry);
+        *l = part as u32;
+        carry = part >> 32;
+    }
+    (carry == 0).then_some(from_limbs(limbs))
+}
+
+/// The 32-bit limbs of `n`, lowest first.
+fn limbs(n: u128) -> [u32; 4] {
+    [
+        n as u32,
+        (n >> 32) as u32,
+        (n >> 64) as u32,
+        (n >> 96) as u32,
+    ]
+}
+
+/// The value of 32-bit limbs, lowest first.
+fn from_limbs([l0, l1, l2, l3]: [u32; 4]) -> u128 {
+    u128::from(l0) | u128::from(l1) << 32 | u128::from(l2) << 64 | u128::from(l3) << 96
 }
 
 /// `(n / d, n % d)` for `d != 0`; `(0, n)` when `d == 0`.
 ///
 /// 64-bit targets use the native division. Elsewhere a 128-bit `/` or `%` is expanded inline
 /// by the compiler at every use (about 1 KB of code each on a Cortex-M0, which has no
-/// `__udivti3`), so the engine sends every 128-bit division here: operands that fit 64 bits
+/// `__udivti3`), so exact mode sends every 128-bit division here: operands that fit 64 bits
 /// use the 64-bit routine, others a compact shift-and-subtract loop ([`div_rem_u128_loop`]).
+/// The kubernetes mode divides by 32-bit constants only ([`div_small`]).
+#[cfg(any(test, feature = "exact"))]
 #[inline(never)]
 pub(crate) fn div_rem_u128(n: u128, d: u128) -> (u128, u128) {
     if d == 0 {
@@ -284,6 +515,7 @@ pub(crate) fn div_rem_u128(n: u128, d: u128) -> (u128, u128) {
 
 /// Binary long division, `d != 0`: one quotient bit per step, from the highest bit `n` and
 /// `d` leave room for.
+#[cfg(any(test, feature = "exact"))]
 pub(crate) fn div_rem_u128_loop(n: u128, d: u128) -> (u128, u128) {
     if d == 0 || n < d {
         return (0, n);
@@ -303,35 +535,19 @@ pub(crate) fn div_rem_u128_loop(n: u128, d: u128) -> (u128, u128) {
     (q, r)
 }
 
-/// Rust's `n / d` and `n % d` on `i128` (truncation toward zero, the remainder takes the
-/// sign of `n`); `None` when `d == 0` or for `i128::MIN / -1`.
-pub(crate) fn div_rem_i128(n: i128, d: i128) -> Option<(i128, i128)> {
-    if d == 0 || (n == i128::MIN && d == -1) {
-        return None;
-    }
-    let (q, r) = div_rem_u128(n.unsigned_abs(), d.unsigned_abs());
-    // |q| <= |n| and |r| < |d|: the casts below are exact, except q = 2^127 for
-    // n = MIN, d = 1, where the wrapping negation gives MIN back.
-    let q = q as i128;
-    let r = r as i128;
-    let q = if (n < 0) != (d < 0) {
-        q.wrapping_neg()
-    } else {
-        q
-    };
-    let r = if n < 0 { r.wrapping_neg() } else { r };
-    Some((q, r))
-}
-
-/// Ceiling of `n / d` for `d > 0`.
+/// Ceiling of `n / d` for `0 < d < 2^127`, from the magnitudes.
 #[cfg(feature = "exact")]
 fn ceil_div(n: i128, d: u128) -> i128 {
-    let d = i128::try_from(d).unwrap_or(i128::MAX);
-    let (q, r) = div_rem_i128(n, d).unwrap_or((0, 0));
-    if r > 0 {
-        q.saturating_add(1)
+    let (q, r) = div_rem_u128(n.unsigned_abs(), d);
+    // q <= |n| <= 2^127: the cast wraps only for q = 2^127 (n = MIN, d = 1), whose negation
+    // gives MIN back.
+    let q = q as i128;
+    if n < 0 {
+        // A negative quotient: its ceiling truncates toward zero.
+        q.wrapping_neg()
     } else {
-        q
+        // q < 2^127 - 1 here: no overflow.
+        q.wrapping_add(i128::from(r != 0))
     }
 }
 
@@ -341,6 +557,7 @@ pub(crate) fn clamp_i32(v: i128) -> i32 {
 }
 
 /// Saturating conversion to i64.
+#[cfg(any(test, feature = "exact"))]
 pub(crate) fn clamp_i64(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
 }
@@ -355,6 +572,19 @@ fn infinite_to_i32(num: i128) -> i32 {
     }
 }
 
+/// A xorshift64 generator: the unit tests' random operands.
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,13 +593,7 @@ mod tests {
     #[test]
     #[allow(clippy::arithmetic_side_effects)]
     fn division_loop_matches_native() {
-        let mut s: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut next = test_rng(0x2545_F491_4F6C_DD1D);
         let check = |n: u128, d: u128| {
             if d != 0 {
                 assert_eq!(div_rem_u128_loop(n, d), (n / d, n % d), "{n} / {d}");
@@ -392,17 +616,121 @@ mod tests {
         ] {
             check(n, d);
         }
-        for (n, d) in [
-            (i128::MIN, 1),
-            (i128::MIN, -1),
-            (-7, 2),
-            (7, -2),
-            (-7, -2),
-            (0, 5),
-        ] {
-            let expect = n.checked_div(d).zip(n.checked_rem(d));
-            assert_eq!(div_rem_i128(n, d), expect, "{n} / {d}");
+    }
+
+    /// Exact mode's 64-bit helpers against the 128-bit expressions they replace.
+    #[cfg(feature = "exact")]
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn exact_helpers_match_i128() {
+        let mut rng = test_rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            let s = rng();
+            (s as i64) >> (s % 64)
+        };
+        let check = |a: i64, b: i64| {
+            assert_eq!(mul_i64(a, b), i128::from(a) * i128::from(b));
+            // Native ceilings of i128 quotients.
+            let ceil = |n: i128, d: i128| n / d + i128::from(n % d != 0 && (n < 0) == (d < 0));
+            let want = (b != 0).then(|| ceil(i128::from(a), i128::from(b)));
+            assert_eq!(ceil_quotient(a, b), want, "ceil({a} / {b})");
+            if b > 0 {
+                assert_eq!(
+                    ceil_div(i128::from(a) << 60, b as u128),
+                    ceil(i128::from(a) << 60, i128::from(b))
+                );
+            }
+            let (start, value) = (a as i32, b as i32);
+            for up in [false, true] {
+                let factor = if up {
+                    100 + i128::from(value)
+                } else {
+                    100 - i128::from(value)
+                };
+                let num = i128::from(start) * factor;
+                let want = clamp_i32(if up { ceil(num, 100) } else { num / 100 });
+                assert_eq!(percent_change(Arithmetic::Exact, start, value, up), want);
+            }
+        };
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            -101,
+            -100,
+            -99,
+            -1,
+            0,
+            1,
+            99,
+            100,
+            101,
+            i64::MAX,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                check(a, b);
+            }
         }
-        assert_eq!(div_rem_i128(1, 0), None);
+        for _ in 0..100_000 {
+            check(next(), next());
+        }
+    }
+
+    /// The 64-bit building blocks against native 128-bit arithmetic.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn word_helpers_match_native() {
+        let mut rng = test_rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            let s = rng();
+            s >> (s % 64)
+        };
+        let mut sum = Sum::default();
+        let mut reference: i128 = 0;
+        for i in 0..200_000 {
+            let (a, b) = (next(), next().max(1));
+            let n = u128::from(a) << 64 | u128::from(next());
+            let d = (b as u32).max(1);
+            assert_eq!(
+                div_small_steps(n, d),
+                (n / u128::from(d), (n % u128::from(d)) as u32)
+            );
+            assert_eq!(div_small(n, d), div_small_steps(n, d));
+            assert_eq!(mul_small_steps(n, d), n.checked_mul(u128::from(d)));
+            assert_eq!(
+                mul_small_steps(n >> 40, d),
+                (n >> 40).checked_mul(u128::from(d))
+            );
+            assert_eq!(mul_small(n >> 40, d), mul_small_steps(n >> 40, d));
+            let m = a % b;
+            for c in [0u8, 1, 7, 10, 100, 255] {
+                let want = (u128::from(m) * u128::from(c) / u128::from(b)) as u64;
+                assert_eq!(mul_div_below(m, c, b), want, "{m} * {c} / {b}");
+            }
+            let p = u128::from(a) * u128::from(b);
+            assert_eq!(mul_wide_parts(a, b), ((p >> 64) as u64, p as u64));
+            assert_eq!(mul_wide(a, b), ((p >> 64) as u64, p as u64));
+            let (x, y) = (a as i64, (b as i64).wrapping_neg());
+            if i % 3 == 0 {
+                sum.add_product(x, y);
+                reference += i128::from(x) * i128::from(y);
+            } else {
+                sum.add(x);
+                reference += i128::from(x);
+            }
+            assert_eq!(sum.clamped(), clamp_i64(reference));
+            let mut twice = sum;
+            twice.add_sum(sum);
+            assert_eq!(twice.clamped(), clamp_i64(2 * reference));
+        }
+        assert_eq!(div_small(5, 0), (0, 0));
+        let mut s = Sum::default();
+        s.add(i64::MIN);
+        s.add(-1);
+        assert_eq!(s.clamped(), i64::MIN);
+        s.add(1);
+        assert_eq!(s.clamped(), i64::MIN);
+        s.add_product(i64::MIN, i64::MIN);
+        assert_eq!(s.clamped(), i64::MAX);
     }
 }

@@ -1,15 +1,16 @@
 //! Fixed-size, allocation-free big unsigned integers, and exact comparisons built on them.
 //!
-//! [`Big`] is a little-endian array of `u64` limbs. Every operation is total: results that
-//! would not fit are truncated modulo `2^(64*N)` (callers size `N` so that this never
-//! happens), and nothing panics.
+//! [`Big`] is a little-endian array of `u32` limbs: a limb product with its carries fits a
+//! `u64`, which every target multiplies without 128-bit arithmetic (expanded into large code
+//! on a Cortex-M0). Every operation is total: results that would not fit are truncated modulo
+//! `2^(32*N)` (callers size `N` so that this never happens), and nothing panics.
 
 use core::cmp::Ordering;
 
-/// A little-endian fixed-size unsigned integer of `N` 64-bit limbs.
+/// A little-endian fixed-size unsigned integer of `N` 32-bit limbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Big<const N: usize> {
-    limbs: [u64; N],
+    limbs: [u32; N],
 }
 
 /// `10^19`, the largest power of ten that fits in a `u64`.
@@ -44,18 +45,8 @@ pub(crate) fn small_pow10(i: u32) -> u64 {
     SMALL_POW10.get(i as usize).copied().unwrap_or(0)
 }
 
-/// Number of decimal digits of `m` (`0` has one digit).
-pub(crate) fn decimal_digits(m: u64) -> u32 {
-    let mut d: u32 = 1;
-    for p in SMALL_POW10.iter().skip(1) {
-        if m >= *p {
-            d = d.wrapping_add(1);
-        } else {
-            break;
-        }
-    }
-    d
-}
+/// `10^9`, the largest power of ten that fits in a `u32`.
+const TEN_POW_9: u64 = 1_000_000_000;
 
 impl<const N: usize> Big<N> {
     /// Zero.
@@ -65,23 +56,14 @@ impl<const N: usize> Big<N> {
 
     /// The value `v`.
     pub(crate) fn from_u64(v: u64) -> Self {
-        let mut b = Self::zero();
-        if let Some(l) = b.limbs.first_mut() {
-            *l = v;
-        }
-        b
+        Self::from_u128(u128::from(v))
     }
 
-    #[cfg(any(test, feature = "exact"))]
     /// The value `v`.
     pub(crate) fn from_u128(v: u128) -> Self {
         let mut b = Self::zero();
-        let mut it = b.limbs.iter_mut();
-        if let Some(l) = it.next() {
-            *l = v as u64;
-        }
-        if let Some(l) = it.next() {
-            *l = (v >> 64) as u64;
+        for (i, l) in b.limbs.iter_mut().take(4).enumerate() {
+            *l = (v >> (i as u32).wrapping_mul(32)) as u32;
         }
         b
     }
@@ -90,9 +72,9 @@ impl<const N: usize> Big<N> {
     pub(crate) fn pow10(d: u32) -> Self {
         let mut b = Self::from_u64(1);
         let mut left = d;
-        while left >= 19 {
-            b.mul_small(TEN_POW_19);
-            left = left.wrapping_sub(19);
+        while left >= 9 {
+            b.mul_small(TEN_POW_9);
+            left = left.wrapping_sub(9);
         }
         b.mul_small(small_pow10(left));
         b
@@ -103,90 +85,82 @@ impl<const N: usize> Big<N> {
         self.limbs.iter().all(|&l| l == 0)
     }
 
-    /// `self *= k`, returning the carry out of the top limb.
-    pub(crate) fn mul_small(&mut self, k: u64) -> u64 {
+    /// `self *= k` (truncated if it does not fit).
+    pub(crate) fn mul_small(&mut self, k: u64) {
+        let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
+        // The carry, in units of the current limb: below 2^64 (see the bound below).
         let mut carry: u64 = 0;
         for l in self.limbs.iter_mut() {
-            let wide = u128::from(*l)
-                .wrapping_mul(u128::from(k))
-                .wrapping_add(u128::from(carry));
-            *l = wide as u64;
-            carry = (wide >> 64) as u64;
+            let limb = u64::from(*l);
+            // limb × kl + a 32-bit carry part < 2^64.
+            let lo = limb.wrapping_mul(kl).wrapping_add(carry & 0xFFFF_FFFF);
+            *l = lo as u32;
+            // limb × kh <= 2^64 - 2^33 + 1, plus two values below 2^32: below 2^64.
+            carry = limb
+                .wrapping_mul(kh)
+                .wrapping_add(carry >> 32)
+                .wrapping_add(lo >> 32);
         }
-        carry
     }
 
     #[cfg(feature = "exact")]
     /// `self += k`, returning the carry out of the top limb.
     pub(crate) fn add_small(&mut self, k: u64) -> bool {
-        let mut carry = k;
-        for l in self.limbs.iter_mut() {
-            if carry == 0 {
-                break;
-            }
-            let (s, c) = l.overflowing_add(carry);
-            *l = s;
-            carry = u64::from(c);
-        }
-        carry != 0
+        self.add_assign(&Self::from_u64(k))
     }
 
     #[cfg(feature = "exact")]
     /// `self -= k`, returning the borrow out of the top limb.
     pub(crate) fn sub_small(&mut self, k: u64) -> bool {
-        let mut borrow = k;
-        for l in self.limbs.iter_mut() {
-            if borrow == 0 {
-                break;
-            }
-            let (s, b) = l.overflowing_sub(borrow);
-            *l = s;
-            borrow = u64::from(b);
-        }
-        borrow != 0
+        self.sub_assign(&Self::from_u64(k))
     }
 
-    #[cfg(feature = "exact")]
+    #[cfg(any(test, feature = "exact"))]
     /// `self += other`, returning the carry out of the top limb.
     pub(crate) fn add_assign(&mut self, other: &Self) -> bool {
-        let mut carry = false;
+        let mut carry: u64 = 0;
         for (a, b) in self.limbs.iter_mut().zip(other.limbs.iter()) {
-            let (s1, c1) = a.overflowing_add(*b);
-            let (s2, c2) = s1.overflowing_add(u64::from(carry));
-            *a = s2;
-            carry = c1 | c2;
+            let sum = u64::from(*a)
+                .wrapping_add(u64::from(*b))
+                .wrapping_add(carry);
+            *a = sum as u32;
+            carry = sum >> 32;
         }
-        carry
+        carry != 0
     }
 
     /// `self -= other`, returning the borrow out of the top limb (set when `other > self`).
     pub(crate) fn sub_assign(&mut self, other: &Self) -> bool {
-        let mut borrow = false;
+        let mut borrow: u64 = 0;
         for (a, b) in self.limbs.iter_mut().zip(other.limbs.iter()) {
-            let (s1, b1) = a.overflowing_sub(*b);
-            let (s2, b2) = s1.overflowing_sub(u64::from(borrow));
-            *a = s2;
-            borrow = b1 | b2;
+            let diff = u64::from(*a)
+                .wrapping_sub(u64::from(*b))
+                .wrapping_sub(borrow);
+            *a = diff as u32;
+            // A borrow sets the high word (all ones).
+            borrow = diff >> 63;
         }
-        borrow
+        borrow != 0
     }
 
-    #[cfg(feature = "exact")]
-    /// `self * v` for a 128-bit `v` (truncated if it does not fit).
+    #[cfg(any(test, feature = "exact"))]
+    /// `self * v` for a 128-bit `v` (truncated if it does not fit): one pass per 32-bit part
+    /// of `v`, shifted into place.
     pub(crate) fn mul_u128(&self, v: u128) -> Self {
-        let mut lo = *self;
-        lo.mul_small(v as u64);
-        let mut hi = *self;
-        hi.mul_small((v >> 64) as u64);
-        let hi = hi.shl(64);
-        lo.add_assign(&hi);
-        lo
+        let mut out = Self::zero();
+        for i in 0..4u32 {
+            let mut part = *self;
+            let shift = i.wrapping_mul(32);
+            part.mul_small(u64::from((v >> shift) as u32));
+            out.add_assign(&part.shl(shift));
+        }
+        out
     }
 
     /// `self << s` (bits shifted out of the top are lost).
     pub(crate) fn shl(&self, s: u32) -> Self {
-        let limb_shift = (s / 64) as usize;
-        let bit_shift = s % 64;
+        let limb_shift = (s / 32) as usize;
+        let bit_shift = s % 32;
         let mut out = Self::zero();
         for (i, o) in out.limbs.iter_mut().enumerate() {
             let Some(src) = i.checked_sub(limb_shift) else {
@@ -197,21 +171,19 @@ impl<const N: usize> Big<N> {
                 .checked_sub(1)
                 .and_then(|p| self.limbs.get(p).copied())
                 .unwrap_or(0);
-            *o = if bit_shift == 0 {
-                cur
-            } else {
-                cur.wrapping_shl(bit_shift) | prev.wrapping_shr(64u32.wrapping_sub(bit_shift))
-            };
+            // The pair (cur, prev) shifted left, its high word kept.
+            let pair = u64::from(cur) << 32 | u64::from(prev);
+            *o = (pair << bit_shift >> 32) as u32;
         }
         out
     }
 
     /// `self >>= 1`.
     pub(crate) fn shr1_assign(&mut self) {
-        let mut carry: u64 = 0;
+        let mut carry: u32 = 0;
         for l in self.limbs.iter_mut().rev() {
             let next = *l & 1;
-            *l = (*l >> 1) | carry.wrapping_shl(63);
+            *l = (*l >> 1) | carry << 31;
             carry = next;
         }
     }
@@ -223,8 +195,8 @@ impl<const N: usize> Big<N> {
             top = top.wrapping_sub(1);
             if *l != 0 {
                 return top
-                    .wrapping_mul(64)
-                    .wrapping_add(64u32.wrapping_sub(l.leading_zeros()));
+                    .wrapping_mul(32)
+                    .wrapping_add(32u32.wrapping_sub(l.leading_zeros()));
             }
         }
         0
@@ -232,56 +204,47 @@ impl<const N: usize> Big<N> {
 
     /// True when any of the low `k` bits is set.
     pub(crate) fn low_bits_nonzero(&self, k: u32) -> bool {
-        let full = (k / 64) as usize;
-        let part = k % 64;
+        let full = (k / 32) as usize;
+        let part = k % 32;
         if self.limbs.iter().take(full).any(|&l| l != 0) {
             return true;
         }
-        if part == 0 {
-            return false;
-        }
-        let mask = 1u64.wrapping_shl(part).wrapping_sub(1);
-        self.limbs.get(full).is_some_and(|&l| l & mask != 0)
+        let mask = 1u32.wrapping_shl(part).wrapping_sub(1);
+        part != 0 && self.limbs.get(full).is_some_and(|&l| l & mask != 0)
     }
 
-    /// The 128 bits starting at bit `pos` (bits above the top are zero).
-    pub(crate) fn bits128_at(&self, pos: u32) -> u128 {
-        let limb = (pos / 64) as usize;
-        let bit = pos % 64;
+    /// The 64 bits starting at bit `pos` (bits above the top are zero).
+    pub(crate) fn bits64_at(&self, pos: u32) -> u64 {
+        let limb = (pos / 32) as usize;
+        let bit = pos % 32;
         let word = |i: usize| -> u64 {
             i.checked_add(limb)
                 .and_then(|j| self.limbs.get(j).copied())
-                .unwrap_or(0)
+                .map_or(0, u64::from)
         };
-        let (w0, w1, w2) = (word(0), word(1), word(2));
-        if bit == 0 {
-            u128::from(w0) | (u128::from(w1) << 64)
-        } else {
-            let lo = (w0 >> bit) | w1.wrapping_shl(64u32.wrapping_sub(bit));
-            let hi = (w1 >> bit) | w2.wrapping_shl(64u32.wrapping_sub(bit));
-            u128::from(lo) | (u128::from(hi) << 64)
-        }
+        // 96 bits from the three limbs at `pos`, shifted down by `bit` (< 32).
+        let low = (word(1) << 32 | word(0)) >> bit;
+        low | word(2) << 32 << 32u32.wrapping_sub(bit)
     }
 
-    /// The top (up to) 128 significant bits: `(m, shift, sticky)` with
+    /// The top (up to) 64 significant bits: `(m, shift, sticky)` with
     /// `self = m * 2^shift + r`, `0 <= r < 2^shift`, and `sticky == (r != 0)`.
-    pub(crate) fn top128(&self) -> (u128, u32, bool) {
-        let len = self.bit_len();
-        let shift = len.saturating_sub(128);
-        (self.bits128_at(shift), shift, self.low_bits_nonzero(shift))
+    pub(crate) fn top64(&self) -> (u64, u32, bool) {
+        let shift = self.bit_len().saturating_sub(64);
+        (self.bits64_at(shift), shift, self.low_bits_nonzero(shift))
     }
 
     /// `floor(self / den)` and whether the remainder is nonzero, provided the quotient is
-    /// below `2^(qbits + 1)` and `qbits < 128` (otherwise the quotient is truncated).
-    pub(crate) fn div_small_quotient(&self, den: &Self, qbits: u32) -> (u128, bool) {
+    /// below `2^(qbits + 1)` and `qbits < 64` (otherwise the quotient is truncated).
+    pub(crate) fn div_small_quotient(&self, den: &Self, qbits: u32) -> (u64, bool) {
         let mut rem = *self;
         let mut d = den.shl(qbits);
-        let mut q: u128 = 0;
+        let mut q: u64 = 0;
         let mut i = qbits;
         loop {
             if rem >= d {
                 rem.sub_assign(&d);
-                q |= 1u128.wrapping_shl(i);
+                q |= 1u64.wrapping_shl(i);
             }
             if i == 0 {
                 break;
@@ -312,9 +275,9 @@ impl<const N: usize> Ord for Big<N> {
 }
 
 /// Limbs used by [`cmp_ratio_to_one_plus_decimal`]: `2^128 * 10^60 < 2^328`, and
-/// `2^128 * (2^64 * 10^38 + 1) < 2^320`, both well inside 8 limbs.
+/// `2^128 * (2^64 * 10^38 + 1) < 2^320`, both well inside 16 limbs (512 bits).
 #[cfg(feature = "exact")]
-const CMP_LIMBS: usize = 8;
+const CMP_LIMBS: usize = 16;
 
 /// Compares two signed big values given as (negative, magnitude); `-0 == +0`.
 #[cfg(feature = "exact")]
@@ -424,32 +387,64 @@ mod tests {
 
     #[test]
     fn big_basics() {
-        let p = Big::<4>::pow10(38);
-        assert_eq!(p.bits128_at(0), 10u128.pow(38));
+        let p = Big::<8>::pow10(38);
         assert_eq!(p.bit_len(), 127);
+        assert_eq!(p.bits64_at(0), 10u128.pow(38) as u64);
+        assert_eq!(p.bits64_at(64), (10u128.pow(38) >> 64) as u64);
         let q = p.shl(70);
         assert_eq!(q.bit_len(), 197);
-        assert_eq!(q.bits128_at(70), 10u128.pow(38));
+        assert_eq!(q.bits64_at(70), 10u128.pow(38) as u64);
+        assert_eq!(q.bits64_at(101), (10u128.pow(38) >> 31) as u64);
         // 10^38 = 5^38 × 2^38: the lowest set bit of q is bit 108.
         assert!(!q.low_bits_nonzero(108));
         assert!(q.low_bits_nonzero(109));
-        let (m, s, sticky) = q.top128();
-        assert_eq!(s, 69);
-        assert_eq!(m, 10u128.pow(38) << 1);
-        assert!(!sticky);
-        let (quot, r) = q.div_small_quotient(&Big::<4>::pow10(38), 70);
-        assert_eq!(quot, 1u128 << 70);
+        let (m, s, sticky) = q.top64();
+        assert_eq!(s, 133);
+        assert_eq!(m, (10u128.pow(38) >> 63) as u64);
+        assert!(sticky);
+        let (quot, r) = p.shl(63).div_small_quotient(&Big::<8>::pow10(38), 63);
+        assert_eq!(quot, 1 << 63);
         assert!(!r);
-        let n = Big::<4>::from_u128(1_000_001);
-        let (quot, r) = n.div_small_quotient(&Big::<4>::from_u64(1000), 20);
+        let n = Big::<8>::from_u128(1_000_001);
+        let (quot, r) = n.div_small_quotient(&Big::<8>::from_u64(1000), 20);
         assert_eq!(quot, 1000);
         assert!(r);
-        assert_eq!(decimal_digits(0), 1);
-        assert_eq!(decimal_digits(9), 1);
-        assert_eq!(decimal_digits(10), 2);
-        assert_eq!(decimal_digits(u64::MAX), 20);
-        assert_eq!(decimal_digits(TEN_POW_19), 20);
-        assert_eq!(decimal_digits(TEN_POW_19 - 1), 19);
+        // Against native 128-bit arithmetic.
+        let mut next = crate::arith::test_rng(0x2545_F491_4F6C_DD1D);
+        for _ in 0..20_000 {
+            let a = u128::from(next()) << 64 | u128::from(next());
+            let b = u128::from(next() >> (next() % 64));
+            let k = next() >> (next() % 64);
+            let s = (next() % 100) as u32;
+            let mut x = Big::<12>::from_u128(a);
+            x.mul_small(k);
+            let want = Big::<12>::from_u128(a).mul_u128(u128::from(k));
+            assert_eq!(x, want);
+            let lo = a.wrapping_mul(u128::from(k));
+            assert_eq!(x.bits64_at(0), lo as u64);
+            assert_eq!(x.bits64_at(64), (lo >> 64) as u64);
+            let y = Big::<12>::from_u128(b).shl(s);
+            assert_eq!(y.bits64_at(s), b as u64);
+            assert_eq!(
+                y.bit_len(),
+                if b == 0 {
+                    0
+                } else {
+                    128 - b.leading_zeros() + s
+                }
+            );
+            let mut z = Big::<12>::from_u128(a);
+            assert!(!z.sub_assign(&Big::<12>::from_u128(b)));
+            assert_eq!(z.bits64_at(0), (a - b) as u64);
+            assert_eq!(z.bits64_at(64), ((a - b) >> 64) as u64);
+            let mut w = z;
+            w.add_assign(&Big::<12>::from_u128(b));
+            assert_eq!(w, Big::<12>::from_u128(a));
+            assert_eq!(
+                a.cmp(&b),
+                Big::<12>::from_u128(a).cmp(&Big::<12>::from_u128(b))
+            );
+        }
     }
 
     #[cfg(feature = "exact")]
@@ -566,7 +561,7 @@ mod tests {
 
     #[cfg(feature = "exact")]
     /// Randomised check against a second, independent formulation: scale both sides by
-    /// `10^d` with `d` large enough, using `Big<16>` directly.
+    /// `10^d` with `d` large enough, using `Big<32>` directly.
     #[test]
     fn cmp_random_vs_scaled() {
         let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -594,9 +589,9 @@ mod tests {
             let neg = r & 2 == 2;
             // Independent: compare num*10^K vs den*(10^K ± m*10^(e+K)), K = 70.
             const K: i32 = 70;
-            let pk = Big::<16>::pow10(K as u32);
+            let pk = Big::<32>::pow10(K as u32);
             let lhs = pk.mul_u128(num_mag);
-            let mut t = Big::<16>::pow10((e + K) as u32);
+            let mut t = Big::<32>::pow10((e + K) as u32);
             t.mul_small(m);
             let (fneg, f) = if neg {
                 if pk >= t {
