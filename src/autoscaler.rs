@@ -675,14 +675,14 @@ mod tests {
     #[test]
     fn state_size() {
         let default = core::mem::size_of::<Autoscaler>();
-        let small = core::mem::size_of::<Autoscaler<200, 96>>();
+        let small = core::mem::size_of::<Autoscaler<128, 64>>();
         std::println!(
-            "size_of::<Autoscaler>() = {default} bytes; Autoscaler<200, 96> = {small} bytes"
+            "size_of::<Autoscaler>() = {default} bytes; Autoscaler<128, 64> = {small} bytes"
         );
         assert!(default <= 2048, "{default}");
         // The rings' bytes, two generation arrays of 16-byte summaries, and about 170 bytes.
         let summaries = 2 * crate::history::GENERATIONS * 16;
         assert!(default <= DEFAULT_RECOMMENDATION_BYTES + DEFAULT_EVENT_BYTES + summaries + 176);
-        assert!(small <= 200 + 96 + summaries + 176, "{small}");
+        assert!(small <= 128 + 64 + summaries + 176, "{small}");
     }
 }

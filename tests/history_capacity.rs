@@ -571,22 +571,15 @@ fn default_capacities_hold_1800_s_of_scale_events_at_15_s() {
 }
 
 /// The evaluation timing that fills the rings most while evaluations are at least 15 s apart
-/// (`hpa::history`, "Capacity guarantee"): gaps of 15.064 s, the shortest whose code takes
-/// two bytes, and one of 23.192 s (three bytes) after every 237 of them, so that 238 gaps fit
-/// in 3600 s and 119 in 1800 s.
-fn adversarial_gap(step: usize) -> i64 {
-    if step % 238 == 237 {
-        23_192
-    } else {
-        15_064
-    }
-}
+/// (`hpa::history`, "Capacity guarantee"): every 15 s. A gap costs at least two bytes, and
+/// the shortest gap of three bytes is 23.192 s: longer gaps cost more time than they save.
+const ADVERSARIAL_GAP: i64 = 15_000;
 
-/// Worst-case bytes of the module docs: 960 of recommendations (the seed, the first
-/// recommendation at the same instant, 237 two-byte gaps and a three-byte one, values of two
-/// bytes) and 478 of scale events (120 events, 119 two-byte gaps).
-const WORST_RECOMMENDATION_BYTES: usize = 2 + (3 + 2) + 237 * (2 + 2) + (3 + 2);
-const WORST_EVENT_BYTES: usize = 2 + 119 * (2 + 2);
+/// Worst-case bytes of the module docs: 967 of recommendations (the seed, the first
+/// recommendation at the same instant with a three-byte zero gap, 240 gaps of two bytes,
+/// values of two bytes) and 482 of scale events (121 events, 120 gaps).
+const WORST_RECOMMENDATION_BYTES: usize = 2 + (3 + 2) + 240 * (2 + 2);
+const WORST_EVENT_BYTES: usize = 2 + 120 * (2 + 2);
 
 /// A closed loop at the adversarial timing under `behavior`, with replica counts from `low`
 /// up to `high` (`maxReplicas`): `input(step)` gives the load in replicas and the replica count
@@ -604,7 +597,7 @@ fn adversarial_run<const R: usize, const E: usize>(
     let mut now = -77_000;
     closed_loop::<R, E>(&hpa, &settings, &label, low, steps, |step| {
         if step > 0 {
-            now += adversarial_gap(step - 1);
+            now += ADVERSARIAL_GAP;
         }
         let (load, set_replicas) = input(step);
         StepInput {
@@ -656,7 +649,7 @@ fn worst_case_windows<const R: usize, const E: usize>(low: i32, high: i32, steps
 /// of exactly the worst-case size.
 #[test]
 fn the_default_capacities_hold_the_worst_case() {
-    const _: () = assert!(WORST_RECOMMENDATION_BYTES == 960 && WORST_EVENT_BYTES == 478);
+    const _: () = assert!(WORST_RECOMMENDATION_BYTES == 967 && WORST_EVENT_BYTES == 482);
     const _: () = assert!(WORST_RECOMMENDATION_BYTES <= DEFAULT_RECOMMENDATION_BYTES);
     const _: () = assert!(WORST_EVENT_BYTES <= DEFAULT_EVENT_BYTES);
     // Two and a half hours: the windows fill, slide, and the seed leaves.
