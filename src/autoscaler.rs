@@ -15,11 +15,7 @@ use crate::normalize::{self, Bounds, NormalizationDetail};
 use crate::settings::{Arithmetic, Settings};
 use crate::time::Instant;
 
-/// Default recommendation capacity: a 3600 s window at a 15 s sync period.
-pub const DEFAULT_RECOMMENDATIONS: usize = 240;
-/// Default scale-event capacity: one rescale per 15 s over the longest policy period
-/// (1800 s).
-pub const DEFAULT_SCALE_EVENTS: usize = 120;
+pub use crate::history::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 
 /// The HPA status fields the engine maintains.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,15 +53,16 @@ const SCALED_TO_ZERO_FALSE: u8 = 1;
 const SCALED_TO_ZERO_TRUE: u8 = 2;
 
 /// The state of one HorizontalPodAutoscaler: its recommendation and scale-event history and
-/// its status. `R` and `E` are the history capacities (see [`History`]).
+/// its status. `R` and `E` are the history capacities in bytes (see [`History`] and the
+/// capacity guarantee in [`crate::history`]).
 ///
 /// Use: [`Autoscaler::evaluate`] once per sync period; when the decision says `rescale`,
 /// apply it and report the outcome with [`Autoscaler::rescale_succeeded`] or
 /// [`Autoscaler::rescale_failed`]. The state holds no reference and no clock.
 #[derive(Clone, Debug)]
 pub struct Autoscaler<
-    const R: usize = DEFAULT_RECOMMENDATIONS,
-    const E: usize = DEFAULT_SCALE_EVENTS,
+    const R: usize = DEFAULT_RECOMMENDATION_BYTES,
+    const E: usize = DEFAULT_EVENT_BYTES,
 > {
     history: History<R, E>,
     status: Status,
@@ -674,18 +671,18 @@ mod tests {
     extern crate std;
     use super::*;
 
-    /// Reports the state's size (README, "Speed and size") and keeps it from growing unseen.
+    /// Reports the state's size (README, "Speed and size") and keeps it within 2 KiB.
     #[test]
     fn state_size() {
         let default = core::mem::size_of::<Autoscaler>();
-        let small = core::mem::size_of::<Autoscaler<40, 20>>();
+        let small = core::mem::size_of::<Autoscaler<128, 64>>();
         std::println!(
-            "size_of::<Autoscaler>() = {default} bytes; Autoscaler<40, 20> = {small} bytes"
+            "size_of::<Autoscaler>() = {default} bytes; Autoscaler<128, 64> = {small} bytes"
         );
-        // 240 recommendations and 120 scale events of 8 bytes each, two rings of 16 summary
-        // generations of 16 bytes, plus about 200 bytes.
+        assert!(default <= 2048, "{default}");
+        // The rings' bytes, two generation arrays of 16-byte summaries, and about 170 bytes.
         let summaries = 2 * crate::history::GENERATIONS * 16;
-        assert!(default <= 240 * 8 + 120 * 8 + summaries + 256, "{default}");
-        assert!(small <= 40 * 8 + 20 * 8 + summaries + 256, "{small}");
+        assert!(default <= DEFAULT_RECOMMENDATION_BYTES + DEFAULT_EVENT_BYTES + summaries + 176);
+        assert!(small <= 128 + 64 + summaries + 176, "{small}");
     }
 }

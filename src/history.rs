@@ -1,30 +1,76 @@
-//! Recommendation and scale-event history in fixed-capacity ring buffers.
+//! Recommendation and scale-event history in fixed-capacity byte rings.
 //!
 //! Upstream keeps two unbounded lists per HPA and reuses "old" slots in place; only the
 //! timestamps and values of the entries decide anything. Here each list is a time-ordered
-//! ring (`heapless::Deque`) that drops entries no valid spec can ever look at again
+//! ring of variable-length entries in a fixed byte array (`R` bytes of recommendations, `E`
+//! bytes of scale events) that drops entries no valid spec can ever look at again
 //! (recommendations older than the longest possible window, scale events older than the
 //! longest possible policy period, 1800 s). While a ring has room, every decision equals the
 //! one upstream's lists give.
 //!
-//! When a ring is full, its oldest entry is folded into a summary instead of being lost.
-//! Summaries come in up to [`GENERATIONS`] generations, each covering at most 1/15 of the
-//! retention span (240 s of recommendations, 120 s of events at the defaults):
-//! recommendations keep their minimum and maximum with the newest folded timestamp, events
-//! their sums. A folded entry therefore stays visible at most one generation span longer
-//! than upstream's would, which only ever holds the replica count back (more stabilization,
-//! smaller scale-up and scale-down budgets): the conservative choice. When a new generation
-//! is needed and all are in use, the oldest one is provably older than the whole retention
-//! span and is dropped. Every result that a summary influenced is reported as `overflowed`.
+//! # Encoding
 //!
-//! Timestamps are stored as `u32` millisecond offsets from a moving epoch, halving the state.
+//! A ring's header holds the instants (`i64` milliseconds) of its oldest and newest entries;
+//! each entry is two varints (LEB128: 7 bits a byte, the high bit set on all bytes but the
+//! last): the gap in milliseconds since the previous entry of the ring, then the value
+//! (replicas, or the signed replica change of a scale event) zigzag-encoded. The oldest entry
+//! has no gap (its instant is in the header), and when it leaves, the next entry's gap moves
+//! into the header. The gap is coded around the 15 s sync period: gaps below 30 s are stored
+//! as the zigzag of `gap - 15 s`, in two bytes from 6.808 s to 23.191 s (a code below 128
+//! gets a zero second byte); longer gaps are stored as they are (three bytes up to 35
+//! minutes). Always two bytes, not one near 15 s: so the length of an entry does not follow
+//! the timing's jitter, and runs of entries are read several at a time (a one-byte form for
+//! 15 s ± 63 ms would save a byte an entry, and made a 3600 s scan twice as slow with ±100 ms
+//! of jitter). A typical entry (15 s period, fewer than 64 replicas) is 3 bytes, 4 with 64 to
+//! 8,191 replicas.
+//!
+//! Entries stay contiguous: the live bytes are `bytes[head..tail]`, appended at `tail` and
+//! taken from `head`, and moved back to the start when an entry does not fit at the end (a
+//! `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode would
+//! check for the wrap; `heapless` still holds the engine's other fixed lists). The code works
+//! on byte slices, shared by every capacity. A scan first finds the oldest entry of its window
+//! or period by adding up gaps from the end nearer in time (few entries for a short window,
+//! none when the window covers the whole ring), then reads only the values from there on,
+//! runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6 entries) at a time,
+//! other entries one by one.
+//!
+//! # Capacity guarantee
+//!
+//! At the defaults ([`DEFAULT_RECOMMENDATION_BYTES`], [`DEFAULT_EVENT_BYTES`]) nothing is ever
+//! folded, and every result equals upstream's, when evaluations are at least 15 s apart and
+//! replica counts are at most [`GUARANTEED_REPLICAS`] (8,191; replica changes are then at
+//! most 8,191 too), with the default legacy window (any window up to 3600 s). The worst case
+//! over all such timings: a ring holds the entries of a closed window (3600 s of
+//! recommendations, 1800 s of events), each value takes 2 bytes, and every gap is 15 s (two
+//! bytes; the shortest three-byte gap, 23.192 s, costs more time than its byte is worth). That
+//! is 962 bytes of recommendations, plus 5 for the first evaluation's two entries at one
+//! instant (the seeded current count and the first recommendation, a three-byte zero gap),
+//! and 482 bytes of events (121 events). 8,191 is as far as the defaults go: three-byte values
+//! would need 1,209 and 603 bytes. The unit tests below compute these figures over every
+//! timing; `tests/history_capacity.rs` drives the engine through the worst case (the rings
+//! reach exactly 967 and 482 bytes, fold nothing and equal upstream), and through rings one
+//! byte smaller and counts above 8,191, which fold (conservatively, and reported whenever a
+//! folded entry changed a result). Typical histories fit longer: at 3 bytes an entry, the
+//! default rings hold 342 recommendations (85 minutes at 15 s) and 171 scale events (42
+//! minutes of a rescale every 15 s; rescales are usually much sparser).
+//!
+//! # Overflow
+//!
+//! When an entry does not fit, the oldest entries are folded into a summary instead of being
+//! lost. Summaries come in up to [`GENERATIONS`] generations per ring, each covering one cell
+//! of a grid of spans 1/9 of the retention (400 s of recommendations, 200 s of events at the
+//! defaults): recommendations keep their minimum and maximum with the newest folded instant,
+//! events their sums. A folded entry therefore stays visible less than one span longer than
+//! upstream's would, which only ever holds the replica count back (more stabilization, smaller
+//! scale-up and scale-down budgets): the conservative choice. When a new generation is needed
+//! and all are in use, the oldest one is merged into the next (at one retention for every
+//! call, the oldest is then older than the whole retention span, but a merge stays
+//! conservative whatever the spans were). Every result that a summary influenced is reported
+//! as `overflowed`.
 
-use heapless::Deque;
+use core::fmt;
 
 use crate::time::{Duration, Instant};
-
-/// Longest span a stored offset may cover before the epoch moves (2^31 ms, about 24.8 days).
-const REBASE_SPAN: i64 = 1 << 31;
 
 /// The longest policy period Kubernetes accepts; older events never count again.
 pub(crate) const EVENT_RETENTION: Duration = Duration::from_secs(1800);
@@ -32,50 +78,750 @@ pub(crate) const EVENT_RETENTION: Duration = Duration::from_secs(1800);
 /// The longest behavior stabilization window Kubernetes accepts.
 pub(crate) const BEHAVIOR_WINDOW_LIMIT: Duration = Duration::from_secs(3600);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Recommendation {
-    replicas: i32,
-    at: u32,
-}
+/// Default recommendation ring capacity in bytes: every recommendation of a 3600 s window
+/// (967 bytes at worst, see the module docs), with room to spare.
+pub const DEFAULT_RECOMMENDATION_BYTES: usize = 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ScaleEvent {
-    /// Positive for a scale-up (new − old), negative for a scale-down (−(old − new)).
-    change: i32,
-    at: u32,
-}
+/// Default scale-event ring capacity in bytes: every scale event of the longest policy period
+/// (1800 s; 482 bytes at worst), with room to spare.
+pub const DEFAULT_EVENT_BYTES: usize = 512;
+
+/// The largest replica count (and replica change) the default capacities are guaranteed to
+/// hold without folding, at evaluations at least 15 s apart: its zigzag code has two bytes.
+pub const GUARANTEED_REPLICAS: i32 = 8191;
+
+/// The most bytes one entry takes: a 64-bit gap (10 bytes) and a 32-bit value (5 bytes).
+pub const MAX_ENTRY_BYTES: usize = 15;
 
 /// How many summary generations each ring keeps.
-pub const GENERATIONS: usize = 16;
+pub const GENERATIONS: usize = 10;
 
-/// What one generation of folded (evicted) recommendations still contributes.
+/// The sync period gaps are coded around (the controller's default).
+const PERIOD_MS: u64 = 15_000;
+
+/// Gaps near the sync period get the short codes: a gap below `2 * PERIOD_MS` is coded as
+/// the zigzag of `gap - PERIOD_MS` (codes below 30000), a longer gap as itself. A bijection
+/// on `u64`.
+fn gap_code(gap: u64) -> u64 {
+    // Cannot overflow: every operand is below 2 * PERIOD_MS.
+    if gap >= 2 * PERIOD_MS {
+        gap
+    } else if gap >= PERIOD_MS {
+        gap.wrapping_sub(PERIOD_MS).wrapping_mul(2)
+    } else {
+        PERIOD_MS.wrapping_sub(gap).wrapping_mul(2).wrapping_sub(1)
+    }
+}
+
+/// The inverse of [`gap_code`].
+fn gap_from_code(code: u64) -> u64 {
+    // Cannot overflow: every operand is below 2 * PERIOD_MS.
+    if code >= 2 * PERIOD_MS {
+        code
+    } else if code & 1 == 0 {
+        PERIOD_MS.wrapping_add(code / 2)
+    } else {
+        PERIOD_MS.wrapping_sub(code.wrapping_add(1) / 2)
+    }
+}
+
+/// Small magnitudes of either sign get small codes: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
+fn zigzag(v: i32) -> u64 {
+    let bits = v.cast_unsigned();
+    let sign = if v < 0 { u32::MAX } else { 0 };
+    u64::from(bits.wrapping_shl(1) ^ sign)
+}
+
+/// The inverse of [`zigzag`] (codes come from it: they fit 32 bits).
+fn unzigzag(code: u64) -> i32 {
+    unzigzag32(u32::try_from(code).unwrap_or(u32::MAX))
+}
+
+/// [`unzigzag`] of a code known to fit 32 bits.
+#[inline(always)]
+fn unzigzag32(code: u32) -> i32 {
+    (code.wrapping_shr(1) ^ (code & 1).wrapping_neg()).cast_signed()
+}
+
+/// The bytes `v` takes as a varint.
+fn varint_len(v: u64) -> usize {
+    let bits = u64::BITS.saturating_sub((v | 1).leading_zeros());
+    bits.div_ceil(7) as usize
+}
+
+/// The bytes a gap code takes: its varint, but at least two bytes, so that the usual gaps all
+/// have the same length (see the module docs).
+fn gap_len(code: u64) -> usize {
+    varint_len(code).max(2)
+}
+
+/// Writes a gap code as a varint of at least two bytes: a one-byte code gets a zero second
+/// byte (a longer form of the same LEB128 number, which every decoder here reads).
+fn put_gap(out: &mut core::slice::IterMut<'_, u8>, code: u64) {
+    if code < 0x80 {
+        for byte in [u8::try_from(code).unwrap_or(0) | 0x80, 0] {
+            if let Some(slot) = out.next() {
+                *slot = byte;
+            }
+        }
+    } else {
+        put_varint(out, code);
+    }
+}
+
+/// Writes `v` as a varint into the next bytes of `out`.
+fn put_varint(out: &mut core::slice::IterMut<'_, u8>, mut v: u64) {
+    loop {
+        let low = u8::try_from(v & 0x7f).unwrap_or(0);
+        v = v.wrapping_shr(7);
+        let Some(slot) = out.next() else {
+            return;
+        };
+        *slot = if v == 0 { low } else { low | 0x80 };
+        if v == 0 {
+            return;
+        }
+    }
+}
+
+/// The high bit of each byte of a `u64`: set on all bytes of a varint but its last.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Moves past the varint at the start of `rest`; false at the end.
+#[inline]
+fn skip_varint(rest: &mut &[u8]) -> bool {
+    while let Some((&b, after)) = rest.split_first() {
+        *rest = after;
+        if b < 0x80 {
+            return true;
+        }
+    }
+    false
+}
+
+/// Decodes the varint at the start of `rest` and moves past it.
+#[inline]
+fn take_front(rest: &mut &[u8]) -> Option<u64> {
+    let (&first, after) = rest.split_first()?;
+    if first < 0x80 {
+        *rest = after;
+        return Some(u64::from(first));
+    }
+    take_front_long(rest)
+}
+
+/// [`take_front`] past its first byte.
+fn take_front_long(rest: &mut &[u8]) -> Option<u64> {
+    let mut v: u64 = 0;
+    let mut shift: u32 = 0;
+    while let Some((&b, after)) = rest.split_first() {
+        *rest = after;
+        // `shift` stays below 64 for the varints written here (at most 10 bytes).
+        v |= u64::from(b & 0x7f).wrapping_shl(shift);
+        if b < 0x80 {
+            return Some(v);
+        }
+        shift = shift.saturating_add(7);
+    }
+    None
+}
+
+/// Decodes the varint at the end of `rest` and moves before it: its last byte is the one with
+/// the high bit clear, its earlier bytes are the ones before it with the high bit set.
+fn take_back(rest: &mut &[u8]) -> Option<u64> {
+    let (&last, mut before) = rest.split_last()?;
+    let mut v = u64::from(last);
+    while let Some((&b, earlier)) = before.split_last() {
+        if b < 0x80 {
+            break;
+        }
+        // At most 9 continuation bytes: the first group shifted in ends at bit 63.
+        v = v.wrapping_shl(7) | u64::from(b & 0x7f);
+        before = earlier;
+    }
+    *rest = before;
+    Some(v)
+}
+
+/// A time-ordered ring of `(instant, value)` entries in `N` bytes (see the module docs). The
+/// code works on [`Region`] and a byte slice, so that it is shared by every capacity.
+#[derive(Clone)]
+struct Ring<const N: usize> {
+    region: Region,
+    bytes: [u8; N],
+}
+
+impl<const N: usize> Ring<N> {
+    /// Positions are `u32`.
+    const CAPACITY_FITS: () = assert!(N <= u32::MAX as usize, "a ring holds at most 4 GiB");
+
+    const fn new() -> Self {
+        // Evaluated at compile time for each capacity in use.
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CAPACITY_FITS;
+        Ring {
+            region: Region {
+                front: 0,
+                back: 0,
+                head: 0,
+                tail: 0,
+            },
+            bytes: [0; N],
+        }
+    }
+
+    #[inline]
+    fn live(&self) -> &[u8] {
+        self.region.live(&self.bytes)
+    }
+
+    fn used(&self) -> usize {
+        self.region.used()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.region.is_empty()
+    }
+
+    /// The instant of the newest entry.
+    fn back_instant(&self) -> Option<i64> {
+        (!self.is_empty()).then_some(self.region.back)
+    }
+
+    #[cfg(test)]
+    fn push(&mut self, at: i64, value: i32) -> bool {
+        self.region.push(&mut self.bytes, at, value)
+    }
+
+    #[cfg(test)]
+    fn pop_front(&mut self) -> Option<(i64, i32)> {
+        self.region.pop_front(&self.bytes)
+    }
+
+    #[inline]
+    fn seek(&self, from: i64) -> usize {
+        self.region.seek(&self.bytes, from)
+    }
+
+    /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) on.
+    #[inline]
+    fn totals_from(&self, start: usize, sums: bool) -> Totals {
+        totals(self.live(), start, self.used(), sums)
+    }
+
+    /// The entries as `(instant, value)`, oldest first.
+    fn iter(&self) -> RingIter<'_> {
+        RingIter {
+            rest: self.live(),
+            at: self.region.front,
+            first: true,
+        }
+    }
+}
+
+impl<const N: usize> fmt::Debug for Ring<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Where a ring's entries are in its bytes, and their oldest and newest instants.
+#[derive(Clone, Copy)]
+struct Region {
+    /// Instants of the oldest and newest entries (meaningless when empty).
+    front: i64,
+    back: i64,
+    /// The live bytes are `bytes[head..tail]`; empty when equal.
+    head: u32,
+    tail: u32,
+}
+
+impl Region {
+    fn live<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        bytes
+            .get(self.head as usize..self.tail as usize)
+            .unwrap_or(&[])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head == self.tail
+    }
+
+    fn used(&self) -> usize {
+        self.tail.saturating_sub(self.head) as usize
+    }
+
+    /// Appends `(at, value)` to `bytes` if it fits, and returns whether it did. An entry
+    /// earlier than the newest one is recorded at the newest one's instant (the rings are
+    /// time-ordered; the engine never goes back in time, see [`History::load`]).
+    fn push(&mut self, bytes: &mut [u8], at: i64, value: i32) -> bool {
+        let (at, gap) = if self.is_empty() {
+            (at, None)
+        } else {
+            let at = at.max(self.back);
+            (at, Some(gap_code(at.abs_diff(self.back))))
+        };
+        let value = zigzag(value);
+        let len = gap.map_or(0, gap_len).saturating_add(varint_len(value));
+        let capacity = bytes.len();
+        if capacity.saturating_sub(self.used()) < len {
+            return false;
+        }
+        let (head, mut tail) = (self.head as usize, self.tail as usize);
+        if capacity.saturating_sub(tail) < len {
+            // Move the live bytes to the start, front to back: amortized over the entries
+            // appended since. A checked byte loop: `copy_within` would link a bounds-check
+            // panic, and a loop the compiler turns into `memmove` links 1.3 KB on targets
+            // that need no `memmove` otherwise.
+            let live = tail.saturating_sub(head);
+            for i in 0..live {
+                if let Some(&b) = bytes.get(head.saturating_add(i)) {
+                    if let Some(slot) = bytes.get_mut(i) {
+                        *slot = b;
+                    }
+                }
+            }
+            tail = live;
+            self.head = 0;
+        }
+        let end = tail.saturating_add(len);
+        if let Some(slot) = bytes.get_mut(tail..end) {
+            let mut out = slot.iter_mut();
+            if let Some(gap) = gap {
+                put_gap(&mut out, gap);
+            }
+            put_varint(&mut out, value);
+        }
+        if self.is_empty() {
+            self.front = at;
+        }
+        self.back = at;
+        self.tail = u32::try_from(end).unwrap_or(u32::MAX);
+        true
+    }
+
+    /// Removes and returns the oldest entry.
+    fn pop_front(&mut self, bytes: &[u8]) -> Option<(i64, i32)> {
+        let mut rest = self.live(bytes);
+        let value = unzigzag(take_front(&mut rest)?);
+        let at = self.front;
+        let next = take_front(&mut rest);
+        let consumed = self.used().saturating_sub(rest.len());
+        match next {
+            Some(code) => {
+                // Exact: the gaps add up to `back - front`, which fits.
+                self.front = self.front.wrapping_add_unsigned(gap_from_code(code));
+                self.head = self
+                    .head
+                    .saturating_add(u32::try_from(consumed).unwrap_or(u32::MAX));
+            }
+            None => {
+                self.head = 0;
+                self.tail = 0;
+            }
+        }
+        Some((at, value))
+    }
+
+    /// The byte offset (into the live bytes) of the oldest entry not before `from`: the
+    /// length of the live bytes when there is none. Walks from the end nearer in time, so
+    /// that a window covering most of the ring costs little more than one covering a few
+    /// entries.
+    fn seek(&self, bytes: &[u8], from: i64) -> usize {
+        let live = self.live(bytes);
+        if self.is_empty() || from <= self.front {
+            return 0;
+        }
+        if from > self.back {
+            return live.len();
+        }
+        let mut rest = live;
+        if from.abs_diff(self.front) <= self.back.abs_diff(from) {
+            // Oldest first: skip the front's value, then each entry's gap and value.
+            let mut at = self.front;
+            skip_varint(&mut rest);
+            loop {
+                let start = live.len().saturating_sub(rest.len());
+                let Some(code) = take_front(&mut rest) else {
+                    return live.len();
+                };
+                at = at.wrapping_add_unsigned(gap_from_code(code));
+                if at >= from {
+                    return start;
+                }
+                skip_varint(&mut rest);
+            }
+        } else {
+            // Newest first: the entry at `at` is not before `from`; stop at the first one
+            // whose predecessor is.
+            let mut at = self.back;
+            loop {
+                let _ = take_back(&mut rest);
+                let Some(code) = take_back(&mut rest) else {
+                    return 0;
+                };
+                at = at.wrapping_sub_unsigned(gap_from_code(code));
+                if at < from {
+                    return rest.len();
+                }
+            }
+        }
+    }
+}
+
+/// Iterator over a ring's entries, oldest first.
+struct RingIter<'a> {
+    rest: &'a [u8],
+    at: i64,
+    first: bool,
+}
+
+impl Iterator for RingIter<'_> {
+    type Item = (i64, i32);
+
+    fn next(&mut self) -> Option<(i64, i32)> {
+        if !self.first {
+            let code = take_front(&mut self.rest)?;
+            self.at = self.at.wrapping_add_unsigned(gap_from_code(code));
+        }
+        self.first = false;
+        let value = unzigzag(take_front(&mut self.rest)?);
+        Some((self.at, value))
+    }
+}
+
+/// What the values of some entries add up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct RecommendationSummary {
+struct Totals {
+    /// The lowest and highest value (`i32::MAX` and `i32::MIN` without entries).
     low: i32,
     high: i32,
-    /// Oldest and newest folded timestamps.
-    first: u32,
-    at: u32,
+    /// The sums of the positive values and of the negated negative ones, if asked for.
+    added: i64,
+    deleted: i64,
+    sums: bool,
 }
 
-/// What one generation of folded scale events still contributes.
+impl Totals {
+    fn add(&mut self, value: i32) {
+        self.low = self.low.min(value);
+        self.high = self.high.max(value);
+        if self.sums {
+            // Cannot overflow: fewer than 2^32 entries of at most 2^31 each.
+            if value > 0 {
+                self.added = self.added.wrapping_add(i64::from(value));
+            } else {
+                self.deleted = self.deleted.wrapping_sub(i64::from(value));
+            }
+        }
+    }
+}
+
+/// The totals of the entries in `live` (a ring's live bytes) from byte offset `start` (from
+/// [`Ring::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`). One function
+/// serves every scan: the stabilizations read `low` and `high`, the policy periods `added`
+/// and `deleted`.
+///
+/// Runs of entries with two-byte gaps (6.8 s to 23.1 s) and values of one byte (below 64) or
+/// two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
+fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
+    let mut t = Totals {
+        low: i32::MAX,
+        high: i32::MIN,
+        added: 0,
+        deleted: 0,
+        sums,
+    };
+    let Some(mut rest) = live.get(start..end) else {
+        return t;
+    };
+    // Every entry but the oldest starts with its gap.
+    if start != 0 && !skip_varint(&mut rest) {
+        return t;
+    }
+    let mut one_by_one = 0_u8;
+    loop {
+        let Some(value) = take_front(&mut rest) else {
+            return t;
+        };
+        t.add(unzigzag(value));
+        // After a failed look for a run, a few entries one by one before the next look.
+        if one_by_one > 0 {
+            one_by_one = one_by_one.saturating_sub(1);
+            if !skip_varint(&mut rest) {
+                return t;
+            }
+            continue;
+        }
+        one_by_one = 4;
+        // A run of entries with two-byte gaps, laid out like the next one: 24 bytes at a time
+        // while their high bits are the layout's.
+        match rest {
+            [g, h, v, ..] if *g >= 0x80 && *h < 0x80 && *v < 0x80 => {
+                // One-byte values (below 64): high bits on bytes 0, 3, 6, ...
+                while let Some((block, after)) = rest.split_first_chunk::<24>() {
+                    if !high_bits_are(block, HIGH_BITS_GAP_VALUE) {
+                        break;
+                    }
+                    for value in block.iter().skip(2).step_by(3) {
+                        t.add(unzigzag32(u32::from(*value)));
+                    }
+                    rest = after;
+                }
+            }
+            [g, h, ..] if *g >= 0x80 && *h < 0x80 => {
+                // Two-byte values (64 to 8,191): high bits on bytes 0, 2, 4, ...
+                while let Some((block, after)) = rest.split_first_chunk::<24>() {
+                    if !high_bits_are(block, [0x0080_0080_0080_0080; 3]) {
+                        break;
+                    }
+                    for entry in block.chunks_exact(4) {
+                        if let [_, _, low, high] = *entry {
+                            t.add(unzigzag32(
+                                u32::from(low & 0x7f) | u32::from(high).wrapping_shl(7),
+                            ));
+                        }
+                    }
+                    rest = after;
+                }
+            }
+            _ => {}
+        }
+        if !skip_varint(&mut rest) {
+            return t;
+        }
+    }
+}
+
+/// The high bits of 24 bytes of entries with two-byte gaps and one-byte values (each gap's
+/// first byte: bytes 0, 3, 6, ...), as little-endian words.
+const HIGH_BITS_GAP_VALUE: [u64; 3] = [
+    0x0080_0000_8000_0080,
+    0x8000_0080_0000_8000,
+    0x0000_8000_0080_0000,
+];
+
+/// Whether the high bits of `block` (three little-endian words) are `high`. Word by word:
+/// comparing arrays would go through memory.
+fn high_bits_are(block: &[u8; 24], high: [u64; 3]) -> bool {
+    let word = |i: usize| {
+        block
+            .get(i..i.saturating_add(8))
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_le_bytes)
+            & HIGH_BITS
+    };
+    let [a, b, c] = high;
+    word(0) == a && word(8) == b && word(16) == c
+}
+
+/// What one generation of folded (evicted) entries still contributes: for recommendations
+/// the lowest (`a`) and highest (`b`) replicas, for scale events the replicas added (`a`) and
+/// deleted (`b`); `at` is the newest folded instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct EventSummary {
-    added: i32,
-    deleted: i32,
-    first: u32,
-    at: u32,
+struct Summary {
+    at: i64,
+    a: i32,
+    b: i32,
 }
 
-/// The span one generation may cover: 1/(GENERATIONS - 1) of the retention, so that when all
-/// generations are in use the oldest ends before `now - retention` (each later one starts at
-/// least one span after the previous one's start).
-fn generation_span(retention: Duration) -> u32 {
-    // Rounded up: GENERATIONS - 1 spans then cover at least the whole retention.
-    let millis = u64::try_from(retention.as_millis()).unwrap_or(0);
-    const SPANS: u64 = GENERATIONS as u64 - 1;
-    let span = millis.div_ceil(SPANS);
-    u32::try_from(span.max(1)).unwrap_or(u32::MAX)
+impl Summary {
+    const EMPTY: Summary = Summary { at: 0, a: 0, b: 0 };
+
+    fn recommendation(at: i64, replicas: i32) -> Summary {
+        Summary {
+            at,
+            a: replicas,
+            b: replicas,
+        }
+    }
+
+    fn event(at: i64, change: i32) -> Summary {
+        let (added, deleted) = if change > 0 {
+            (change, 0)
+        } else {
+            (0, change.saturating_neg())
+        };
+        Summary {
+            at,
+            a: added,
+            b: deleted,
+        }
+    }
+
+    fn merge_recommendations(&mut self, other: Summary) {
+        self.at = self.at.max(other.at);
+        self.a = self.a.min(other.a);
+        self.b = self.b.max(other.b);
+    }
+
+    fn merge_events(&mut self, other: Summary) {
+        self.at = self.at.max(other.at);
+        self.a = self.a.saturating_add(other.a);
+        self.b = self.b.saturating_add(other.b);
+    }
+}
+
+/// Which list a ring holds: how its evicted entries are summarized.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Recommendations,
+    Events,
+}
+
+impl Summary {
+    fn start(kind: Kind, at: i64, value: i32) -> Summary {
+        match kind {
+            Kind::Recommendations => Summary::recommendation(at, value),
+            Kind::Events => Summary::event(at, value),
+        }
+    }
+
+    fn merge(&mut self, kind: Kind, other: Summary) {
+        match kind {
+            Kind::Recommendations => self.merge_recommendations(other),
+            Kind::Events => self.merge_events(other),
+        }
+    }
+}
+
+/// Up to [`GENERATIONS`] summaries, oldest first, in a small ring (`slots[start]` is the
+/// oldest), so that none is ever moved.
+#[derive(Clone)]
+struct Generations {
+    slots: [Summary; GENERATIONS],
+    start: u8,
+    len: u8,
+}
+
+impl Generations {
+    const fn new() -> Self {
+        Generations {
+            slots: [Summary::EMPTY; GENERATIONS],
+            start: 0,
+            len: 0,
+        }
+    }
+
+    /// The slot index of the `k`-th oldest summary.
+    fn slot(&self, k: usize) -> usize {
+        usize::from(self.start).saturating_add(k) % GENERATIONS
+    }
+
+    /// The summaries, oldest first.
+    fn iter(&self) -> impl Iterator<Item = &Summary> + '_ {
+        (0..usize::from(self.len)).filter_map(|k| self.slots.get(self.slot(k)))
+    }
+
+    fn newest_mut(&mut self) -> Option<&mut Summary> {
+        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
+        self.slots.get_mut(slot)
+    }
+
+    /// The newest folded instant.
+    fn newest(&self) -> Option<i64> {
+        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
+        self.slots.get(slot).map(|g| g.at)
+    }
+
+    /// Drops the oldest summary.
+    fn drop_oldest(&mut self) {
+        self.start = u8::try_from(self.slot(1)).unwrap_or(0);
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// Keeps the generations not before `from` (`None`: none is kept).
+    fn prune(&mut self, from: Option<i64>) {
+        while let Some(oldest) = self.slots.get(self.slot(0)).filter(|_| self.len > 0) {
+            if from.is_some_and(|from| oldest.at >= from) {
+                break;
+            }
+            self.drop_oldest();
+        }
+    }
+
+    /// Adds an evicted entry to the newest generation when it falls in the same grid cell of
+    /// `span` milliseconds, or starts a new one.
+    fn fold(&mut self, entry: Summary, span: i64, kind: Kind) {
+        // Cells counted from i64::MIN, so that the division is unsigned.
+        let span = span.unsigned_abs();
+        let cell = |at: i64| at.abs_diff(i64::MIN).checked_div(span);
+        if let Some(newest) = self.newest_mut() {
+            if cell(newest.at) == cell(entry.at) {
+                newest.merge(kind, entry);
+                return;
+            }
+        }
+        if usize::from(self.len) == GENERATIONS {
+            // All in use: merge the oldest into the next one.
+            if let Some(&oldest) = self.slots.get(self.slot(0)) {
+                let next = self.slot(1);
+                if let Some(next) = self.slots.get_mut(next) {
+                    next.merge(kind, oldest);
+                }
+            }
+            self.drop_oldest();
+        }
+        let free = self.slot(usize::from(self.len));
+        if let Some(slot) = self.slots.get_mut(free) {
+            *slot = entry;
+            self.len = self.len.saturating_add(1);
+        }
+    }
+}
+
+impl fmt::Debug for Generations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The span of one generation's grid cell: 1/(GENERATIONS - 1) of the retention, rounded up,
+/// so that GENERATIONS distinct cells span more than the retention.
+fn generation_span(retention: Duration) -> i64 {
+    const SPANS: i64 = GENERATIONS as i64 - 1;
+    let millis = retention.as_millis().max(1);
+    (millis / SPANS).saturating_add(i64::from(millis % SPANS != 0))
+}
+
+/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is.
+fn first_after(now: Instant, window: Duration) -> Option<i64> {
+    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
+    i64::try_from(cutoff.saturating_add(1).max(i128::from(i64::MIN))).ok()
+}
+
+/// The lowest instant not before `now - window`, `None` when no `i64` instant is.
+fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
+    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
+    i64::try_from(cutoff.max(i128::from(i64::MIN))).ok()
+}
+
+/// Drops the entries before `now - retention`, then appends `(at, value)`, folding the oldest
+/// entries while it does not fit (and the entry itself if it does not fit an empty ring).
+fn record(
+    region: &mut Region,
+    bytes: &mut [u8],
+    folded: &mut Generations,
+    kind: Kind,
+    at: Instant,
+    value: i32,
+    retention: Duration,
+) {
+    let keep_from = first_not_before(at, retention);
+    while !region.is_empty() && keep_from.is_none_or(|from| region.front < from) {
+        region.pop_front(bytes);
+    }
+    folded.prune(keep_from);
+    let span = generation_span(retention);
+    let at = at.millis();
+    while !region.push(bytes, at, value) {
+        let Some((old_at, old)) = region.pop_front(bytes) else {
+            // It does not fit an empty ring either.
+            folded.fold(Summary::start(kind, at, value), span, kind);
+            return;
+        };
+        folded.fold(Summary::start(kind, old_at, old), span, kind);
+    }
 }
 
 /// Replica changes counted for one policy period.
@@ -103,106 +849,17 @@ pub(crate) struct Stabilized {
     pub high: i32,
 }
 
-/// An entry stamped with an offset from the history's epoch.
-trait Stamped: Copy {
-    /// The entry with its offsets moved back by `shift`, `None` when it would fall before the
-    /// new epoch (older than 2^31 ms: beyond every window and period).
-    fn rebased(self, shift: u32) -> Option<Self>;
-}
-
-impl Stamped for Recommendation {
-    fn rebased(self, shift: u32) -> Option<Self> {
-        Some(Recommendation {
-            at: self.at.checked_sub(shift)?,
-            ..self
-        })
-    }
-}
-
-impl Stamped for ScaleEvent {
-    fn rebased(self, shift: u32) -> Option<Self> {
-        Some(ScaleEvent {
-            at: self.at.checked_sub(shift)?,
-            ..self
-        })
-    }
-}
-
-impl Stamped for RecommendationSummary {
-    fn rebased(self, shift: u32) -> Option<Self> {
-        Some(RecommendationSummary {
-            at: self.at.checked_sub(shift)?,
-            first: self.first.saturating_sub(shift),
-            ..self
-        })
-    }
-}
-
-impl Stamped for EventSummary {
-    fn rebased(self, shift: u32) -> Option<Self> {
-        Some(EventSummary {
-            at: self.at.checked_sub(shift)?,
-            first: self.first.saturating_sub(shift),
-            ..self
-        })
-    }
-}
-
-/// Shifts every entry of `ring` in place, in order, dropping those before the new epoch.
-fn rebase_ring<T: Stamped, const N: usize>(ring: &mut Deque<T, N>, shift: u32) {
-    for _ in 0..ring.len() {
-        if let Some(entry) = ring.pop_front() {
-            if let Some(kept) = entry.rebased(shift) {
-                // Cannot fail: an entry was just taken out.
-                let _ = ring.push_back(kept);
-            }
-        }
-    }
-}
-
-/// A cutoff `now - window` as bounds on offsets (see `History::cutoff`).
-#[derive(Clone, Copy)]
-struct Cutoff {
-    /// Offsets strictly after the cutoff are at least this (2^32: none).
-    after: u64,
-    /// Offsets strictly before the cutoff are below this.
-    before: u64,
-}
-
-impl Cutoff {
-    /// Strictly after the cutoff.
-    fn after(self, at: u32) -> bool {
-        u64::from(at) >= self.after
-    }
-
-    /// Strictly before the cutoff.
-    fn before(self, at: u32) -> bool {
-        u64::from(at) < self.before
-    }
-
-    /// The lowest offset strictly after the cutoff, `None` when no offset is.
-    fn first_after(self) -> Option<u32> {
-        u32::try_from(self.after).ok()
-    }
-
-    /// The lowest offset not before the cutoff, `None` when every offset is before it.
-    fn first_not_before(self) -> Option<u32> {
-        u32::try_from(self.before).ok()
-    }
-}
-
-/// Both histories of one HPA. `R` recommendations, `E` scale events.
+/// Both histories of one HPA: `R` bytes of recommendations, `E` bytes of scale events (see
+/// the module docs for what they hold).
 #[derive(Clone, Debug)]
 pub struct History<const R: usize, const E: usize> {
-    /// `now` of the last recorded instant; offsets count from `epoch`.
-    epoch: i64,
-    last: Option<i64>,
-    /// Upstream has no list yet (a new HPA): the first evaluation seeds `(current, now)`.
+    recommendations: Ring<R>,
+    events: Ring<E>,
+    folded_recommendations: Generations,
+    folded_events: Generations,
+    /// Upstream has a list (possibly empty); a new HPA has none, and its first evaluation
+    /// seeds `(current, now)`.
     seeded: bool,
-    recommendations: Deque<Recommendation, R>,
-    folded_recommendations: Deque<RecommendationSummary, GENERATIONS>,
-    events: Deque<ScaleEvent, E>,
-    folded_events: Deque<EventSummary, GENERATIONS>,
 }
 
 impl<const R: usize, const E: usize> Default for History<R, E> {
@@ -215,146 +872,41 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// An empty, unseeded history.
     pub const fn new() -> Self {
         History {
-            epoch: 0,
-            last: None,
+            recommendations: Ring::new(),
+            events: Ring::new(),
+            folded_recommendations: Generations::new(),
+            folded_events: Generations::new(),
             seeded: false,
-            recommendations: Deque::new(),
-            folded_recommendations: Deque::new(),
-            events: Deque::new(),
-            folded_events: Deque::new(),
         }
     }
 
-    /// The last instant the history has seen.
-    pub(crate) fn last_instant(&self) -> Option<Instant> {
-        self.last.map(Instant)
-    }
-
-    /// Moves the epoch so that `now` has an offset; drops what becomes unrepresentable (older
-    /// than 2^31 ms, far beyond every window and period). `now` must not precede `last`.
-    fn advance(&mut self, now: Instant) -> u32 {
-        let now = now.millis();
-        match self.last {
-            None => {
-                self.epoch = now;
-            }
-            Some(_) => {
-                let span = i128::from(now).saturating_sub(i128::from(self.epoch));
-                if span > i128::from(u32::MAX) {
-                    let new_epoch = now.saturating_sub(REBASE_SPAN);
-                    self.rebase(new_epoch);
-                }
-            }
-        }
-        self.last = Some(self.last.map_or(now, |l| l.max(now)));
-        self.offset(Instant(now)).unwrap_or(u32::MAX)
-    }
-
-    /// Moves the epoch forward to `new_epoch`. Each ring is shifted in place (each entry goes
-    /// round the ring once, in order): a second ring on the stack would cost its whole
-    /// capacity (2.9 KB at the default capacities) in the frame. Cold: it runs about once in
-    /// 25 days.
-    #[cold]
+    /// The latest instant recorded (entries are never recorded before the newest one). Not
+    /// inlined, for the reconcile's frame (see [`History::record_scale_event`]).
     #[inline(never)]
-    fn rebase(&mut self, new_epoch: i64) {
-        let shift = i128::from(new_epoch).saturating_sub(i128::from(self.epoch));
-        let shift = u32::try_from(shift.max(0)).unwrap_or(u32::MAX);
-        rebase_ring(&mut self.recommendations, shift);
-        rebase_ring(&mut self.events, shift);
-        rebase_ring(&mut self.folded_recommendations, shift);
-        rebase_ring(&mut self.folded_events, shift);
-        self.epoch = new_epoch;
-    }
-
-    /// Offset of `t` from the epoch, `None` if it lies before the epoch.
-    fn offset(&self, t: Instant) -> Option<u32> {
-        let d = i128::from(t.millis()).saturating_sub(i128::from(self.epoch));
-        u32::try_from(d).ok()
-    }
-
-    fn instant(&self, at: u32) -> Instant {
-        Instant(self.epoch.saturating_add(i64::from(at)))
-    }
-
-    /// The cutoff `now - window` as a bound on offsets: entries strictly after the cutoff
-    /// (inside a behavior window or policy period) have `at >= after`; entries strictly
-    /// before it have `at < before`. Computed once per scan, so that each entry costs one
-    /// integer comparison. Exactly the comparisons of `Instant` on `epoch + at` (saturating).
-    fn cutoff(&self, now: Instant, window: Duration) -> Cutoff {
-        let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
-        let max = i128::from(i64::MAX);
-        let from_epoch = cutoff.saturating_sub(i128::from(self.epoch));
-        let bound = |v: i128| u64::try_from(v.clamp(0, 1 << 32)).unwrap_or(0);
-        Cutoff {
-            // `min(epoch + at, MAX) > cutoff` never holds from MAX up.
-            after: if cutoff >= max {
-                1 << 32
-            } else {
-                bound(from_epoch.saturating_add(1))
-            },
-            // `min(epoch + at, MAX) < cutoff` always holds above MAX.
-            before: if cutoff > max {
-                1 << 32
-            } else {
-                bound(from_epoch)
-            },
-        }
+    pub(crate) fn last_instant(&self) -> Option<Instant> {
+        // `None` orders below every `Some`.
+        self.recommendations
+            .back_instant()
+            .max(self.events.back_instant())
+            .max(self.folded_recommendations.newest())
+            .max(self.folded_events.newest())
+            .map(Instant)
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
-    /// oldest one into the summary when the ring is full.
+    /// oldest ones when the ring is full.
     fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
-        let at = self.advance(now);
         self.seeded = true;
-        let cutoff = self.cutoff(now, retention);
-        while let Some(front) = self.recommendations.front().copied() {
-            if cutoff.before(front.at) {
-                self.recommendations.pop_front();
-            } else {
-                break;
-            }
-        }
-        while let Some(g) = self.folded_recommendations.front().copied() {
-            if cutoff.before(g.at) {
-                self.folded_recommendations.pop_front();
-            } else {
-                break;
-            }
-        }
-        if self.recommendations.is_full() {
-            if let Some(old) = self.recommendations.pop_front() {
-                self.fold_recommendation(old, generation_span(retention));
-            }
-        }
-        // Cannot fail: a slot was freed above when the ring was full (and R > 0).
-        let _ = self
-            .recommendations
-            .push_back(Recommendation { replicas, at });
-    }
-
-    /// Adds an evicted recommendation to the newest generation, or starts a new one when the
-    /// newest already spans a generation.
-    fn fold_recommendation(&mut self, old: Recommendation, span: u32) {
-        if let Some(g) = self.folded_recommendations.back_mut() {
-            if old.at.saturating_sub(g.first) < span {
-                g.low = g.low.min(old.replicas);
-                g.high = g.high.max(old.replicas);
-                g.at = g.at.max(old.at);
-                return;
-            }
-        }
-        if self.folded_recommendations.is_full() {
-            // Older than the whole retention span (see `generation_span`): never counted.
-            self.folded_recommendations.pop_front();
-        }
-        let _ = self
-            .folded_recommendations
-            .push_back(RecommendationSummary {
-                low: old.replicas,
-                high: old.replicas,
-                first: old.at,
-                at: old.at,
-            });
+        let ring = &mut self.recommendations;
+        record(
+            &mut ring.region,
+            &mut ring.bytes,
+            &mut self.folded_recommendations,
+            Kind::Recommendations,
+            now,
+            replicas,
+            retention,
+        );
     }
 
     /// Seeds `(current, now)` if upstream would have no list yet.
@@ -379,20 +931,16 @@ impl<const R: usize, const E: usize> History<R, E> {
         window: Duration,
         retention: Duration,
     ) -> Stabilized {
-        let cutoff = self.cutoff(now, window);
+        let from = first_not_before(now, window);
         let mut low = desired;
-        if let Some(from) = cutoff.first_not_before() {
-            let (a, b) = self.recommendations.as_slices();
-            for half in [a, b] {
-                low = half
-                    .iter()
-                    .fold(low, |m, r| if r.at >= from { m.max(r.replicas) } else { m });
-            }
+        if let Some(from) = from {
+            let ring = &self.recommendations;
+            low = low.max(ring.totals_from(ring.seek(from), false).high);
         }
         let mut high = low;
         for g in self.folded_recommendations.iter() {
-            if !cutoff.before(g.at) {
-                high = high.max(g.high);
+            if from.is_some_and(|from| g.at >= from) {
+                high = high.max(g.b);
             }
         }
         self.push_recommendation(desired, now, retention);
@@ -416,31 +964,33 @@ impl<const R: usize, const E: usize> History<R, E> {
         down_window: Duration,
         retention: Duration,
     ) -> Stabilized {
-        let (up_cutoff, down_cutoff) = (self.cutoff(now, up_window), self.cutoff(now, down_window));
+        let (up_from, down_from) = (first_after(now, up_window), first_after(now, down_window));
         let mut up = desired;
         let mut down = desired;
-        // The ring's two contiguous halves, one branch-free (vectorizable) loop per bound.
-        let (a, b) = self.recommendations.as_slices();
-        for half in [a, b] {
-            if let Some(from) = up_cutoff.first_after() {
-                up = half
-                    .iter()
-                    .fold(up, |m, r| if r.at >= from { m.min(r.replicas) } else { m });
-            }
-            if let Some(from) = down_cutoff.first_after() {
-                down = half.iter().fold(
-                    down,
-                    |m, r| if r.at >= from { m.max(r.replicas) } else { m },
-                );
-            }
+        let ring = &self.recommendations;
+        let end = ring.used();
+        let (up_start, down_start) = (
+            up_from.map_or(end, |from| ring.seek(from)),
+            down_from.map_or(end, |from| ring.seek(from)),
+        );
+        // One pass: the longer window's own part, then the part both windows cover.
+        let both = up_start.max(down_start);
+        let shorter = ring.totals_from(both, false);
+        let longer = totals(ring.live(), up_start.min(down_start), both, false);
+        up = up.min(shorter.low);
+        down = down.max(shorter.high);
+        if up_start < both {
+            up = up.min(longer.low);
+        } else {
+            down = down.max(longer.high);
         }
         let (exact_up, exact_down) = (up, down);
         for g in self.folded_recommendations.iter() {
-            if up_cutoff.after(g.at) {
-                up = up.min(g.low);
+            if up_from.is_some_and(|f| g.at >= f) {
+                up = up.min(g.a);
             }
-            if down_cutoff.after(g.at) {
-                down = down.max(g.high);
+            if down_from.is_some_and(|f| g.at >= f) {
+                down = down.max(g.b);
             }
         }
         let stabilize = |low: i32, high: i32| current.max(low).min(high);
@@ -455,61 +1005,25 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
     }
 
-    /// Records a successful rescale from `old` to `new` replicas.
+    /// Records a successful rescale from `old` to `new` replicas. Not inlined: the caller's
+    /// frame (the reconcile's, on the deepest stack path) would hold `record`'s arguments.
+    #[inline(never)]
     pub(crate) fn record_scale_event(&mut self, old: i32, new: i32, now: Instant) {
         let change = i128::from(new).saturating_sub(i128::from(old));
         let change = crate::arith::clamp_i32(change);
         if change == 0 {
             return;
         }
-        let at = self.advance(now);
-        let cutoff = self.cutoff(now, EVENT_RETENTION);
-        while let Some(front) = self.events.front().copied() {
-            if cutoff.before(front.at) {
-                self.events.pop_front();
-            } else {
-                break;
-            }
-        }
-        while let Some(g) = self.folded_events.front().copied() {
-            if cutoff.before(g.at) {
-                self.folded_events.pop_front();
-            } else {
-                break;
-            }
-        }
-        if self.events.is_full() {
-            if let Some(old) = self.events.pop_front() {
-                self.fold_event(old);
-            }
-        }
-        let _ = self.events.push_back(ScaleEvent { change, at });
-    }
-
-    /// Adds an evicted scale event to the newest generation, or starts a new one.
-    fn fold_event(&mut self, old: ScaleEvent) {
-        let (added, deleted) = if old.change > 0 {
-            (old.change, 0)
-        } else {
-            (0, old.change.saturating_neg())
-        };
-        if let Some(g) = self.folded_events.back_mut() {
-            if old.at.saturating_sub(g.first) < generation_span(EVENT_RETENTION) {
-                g.added = g.added.saturating_add(added);
-                g.deleted = g.deleted.saturating_add(deleted);
-                g.at = g.at.max(old.at);
-                return;
-            }
-        }
-        if self.folded_events.is_full() {
-            self.folded_events.pop_front();
-        }
-        let _ = self.folded_events.push_back(EventSummary {
-            added,
-            deleted,
-            first: old.at,
-            at: old.at,
-        });
+        let ring = &mut self.events;
+        record(
+            &mut ring.region,
+            &mut ring.bytes,
+            &mut self.folded_events,
+            Kind::Events,
+            now,
+            change,
+            EVENT_RETENTION,
+        );
     }
 
     /// Replicas added and deleted by events strictly after `now - period` (spec 13.3).
@@ -519,28 +1033,25 @@ impl<const R: usize, const E: usize> History<R, E> {
         period: Duration,
         direction: LimitDirection,
     ) -> PeriodChanges {
-        let cutoff = self.cutoff(now, period);
-        let mut added: i64 = 0;
-        let mut deleted: i64 = 0;
-        for e in self.events.iter() {
-            if cutoff.after(e.at) {
-                if e.change > 0 {
-                    added = added.saturating_add(i64::from(e.change));
-                } else {
-                    deleted = deleted.saturating_add(i64::from(e.change).saturating_neg());
-                }
-            }
-        }
+        let Some(from) = first_after(now, period) else {
+            return PeriodChanges::default();
+        };
+        let ring = &self.events;
+        let Totals {
+            mut added,
+            mut deleted,
+            ..
+        } = ring.totals_from(ring.seek(from), true);
         let mut overflowed = false;
         for g in self.folded_events.iter() {
-            if cutoff.after(g.at) {
+            if g.at >= from {
                 // Count folded events only where they shrink this direction's budget. Either
                 // way upstream may count them differently (folded events of the other
                 // direction would widen it), so the decision is reported.
                 overflowed = true;
                 match direction {
-                    LimitDirection::Up => added = added.saturating_add(i64::from(g.added)),
-                    LimitDirection::Down => deleted = deleted.saturating_add(i64::from(g.deleted)),
+                    LimitDirection::Up => added = added.saturating_add(i64::from(g.a)),
+                    LimitDirection::Down => deleted = deleted.saturating_add(i64::from(g.b)),
                 }
             }
         }
@@ -552,8 +1063,10 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Loads upstream history (conformance tests and migrations): recommendations and scale
-    /// events (positive changes) as `(value, instant)`, each list in time order. `seeded` says whether upstream had
-    /// a list. Entries beyond the capacity are folded as usual.
+    /// events (positive changes) as `(value, instant)`, each list in time order (an entry
+    /// earlier than the one before it in its ring is recorded at that one's instant). `seeded`
+    /// says whether upstream had a list. The two event lists are merged by time. Entries
+    /// beyond the capacity are folded as usual.
     pub fn load(
         &mut self,
         seeded: bool,
@@ -562,45 +1075,372 @@ impl<const R: usize, const E: usize> History<R, E> {
         scale_down_events: &[(i32, Instant)],
     ) {
         *self = History::new();
-        // Pick an epoch at or before every loaded instant.
-        let earliest = recommendations
-            .iter()
-            .chain(scale_up_events)
-            .chain(scale_down_events)
-            .map(|(_, t)| t.millis())
-            .min();
-        if let Some(e) = earliest {
-            self.epoch = e;
-            self.last = Some(e);
-        }
         let keep_all = Duration(i64::MAX);
         for &(replicas, at) in recommendations {
             self.push_recommendation(replicas, at, keep_all);
         }
-        // Counting looks at timestamps only, so the two lists need not be interleaved.
-        for &(change, at) in scale_up_events {
-            self.record_scale_event(0, change, at);
-        }
-        for &(change, at) in scale_down_events {
-            self.record_scale_event(change, 0, at);
+        let mut ups = scale_up_events.iter().peekable();
+        let mut downs = scale_down_events.iter().peekable();
+        loop {
+            let up_first = match (ups.peek(), downs.peek()) {
+                (Some(&&(_, u)), Some(&&(_, d))) => u <= d,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if up_first {
+                if let Some(&(change, at)) = ups.next() {
+                    self.record_scale_event(0, change, at);
+                }
+            } else if let Some(&(change, at)) = downs.next() {
+                self.record_scale_event(change, 0, at);
+            }
         }
         self.seeded = seeded || !recommendations.is_empty();
     }
 
     /// Number of stored recommendations (excluding folded ones).
     pub fn recommendation_count(&self) -> usize {
-        self.recommendations.len()
+        self.recommendations.iter().count()
     }
 
     /// The stored recommendations as `(replicas, instant)`, oldest first.
     pub fn recommendations(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
         self.recommendations
             .iter()
-            .map(|r| (r.replicas, self.instant(r.at)))
+            .map(|(at, replicas)| (replicas, Instant(at)))
     }
 
     /// The stored scale events as `(signed change, instant)`, oldest first.
     pub fn scale_events(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
-        self.events.iter().map(|e| (e.change, self.instant(e.at)))
+        self.events.iter().map(|(at, change)| (change, Instant(at)))
+    }
+
+    /// Bytes in use in the recommendation and the scale-event ring (out of `R` and `E`).
+    pub fn bytes_used(&self) -> (usize, usize) {
+        (self.recommendations.used(), self.events.used())
+    }
+
+    /// Whether some entry was folded into a summary that is still kept (results it
+    /// influences are reported as overflowed).
+    pub fn has_folded(&self) -> bool {
+        self.folded_recommendations.len != 0 || self.folded_events.len != 0
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
+mod tests {
+    extern crate std;
+    use std::collections::VecDeque;
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// A 128-bit multiplicative congruential generator (Lehmer): its high 64 bits.
+    struct Rng(u128);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(0xDA94_2042_E4DD_58B5) | 1;
+            (self.0 >> 64) as u64
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn codes_are_bijections_and_short_near_the_period() {
+        for gap in (0..70_000).chain([u64::MAX, u64::MAX - 1, 1 << 21, (1 << 21) - 1]) {
+            assert_eq!(gap_from_code(gap_code(gap)), gap, "{gap}");
+        }
+        let codes: std::collections::BTreeSet<u64> = (0..30_000).map(gap_code).collect();
+        assert_eq!(codes, (0..30_000).collect());
+        assert_eq!(gap_len(gap_code(15_000)), 2);
+        assert_eq!(gap_len(gap_code(6_808)), 2);
+        assert_eq!(gap_len(gap_code(6_807)), 3);
+        assert_eq!(gap_len(gap_code(23_191)), 2);
+        assert_eq!(gap_len(gap_code(23_192)), 3);
+        assert_eq!(gap_len(gap_code((1 << 21) - 1)), 3);
+        assert_eq!(gap_len(gap_code(1 << 21)), 4);
+        assert_eq!(gap_len(gap_code(u64::MAX)), 10);
+        for v in [0, 1, -1, 63, -64, 64, 8191, -8191, 8192, i32::MAX, i32::MIN] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+        assert_eq!(varint_len(zigzag(63)), 1);
+        assert_eq!(varint_len(zigzag(64)), 2);
+        assert_eq!(varint_len(zigzag(GUARANTEED_REPLICAS)), 2);
+        assert_eq!(varint_len(zigzag(-GUARANTEED_REPLICAS)), 2);
+        assert_eq!(varint_len(zigzag(GUARANTEED_REPLICAS + 1)), 3);
+        assert_eq!(varint_len(zigzag(i32::MIN)), 5);
+        // Both directions decode what was written.
+        let mut bytes = [0; 2 * MAX_ENTRY_BYTES];
+        let mut out = bytes.iter_mut();
+        put_varint(&mut out, u64::MAX);
+        put_gap(&mut out, 5);
+        put_varint(&mut out, 300);
+        let written = &bytes[..varint_len(u64::MAX) + gap_len(5) + varint_len(300)];
+        let (mut forward, mut backward) = (written, written);
+        for v in [u64::MAX, 5, 300] {
+            assert_eq!(take_front(&mut forward), Some(v));
+        }
+        for v in [300, 5, u64::MAX] {
+            assert_eq!(take_back(&mut backward), Some(v));
+        }
+        assert!(forward.is_empty() && backward.is_empty());
+    }
+
+    /// A gap for the model test: around the period, zero, long, or anything up to the rest of
+    /// the `i64` range.
+    fn random_gap(rng: &mut Rng, at: i64) -> u64 {
+        let room = i64::MAX.abs_diff(at);
+        let gap = match rng.below(8) {
+            0 => 0,
+            1 => 15_000,
+            2 | 3 => 14_900 + rng.below(200),
+            4 => rng.below(40_000),
+            5 => rng.below(1 << 30),
+            6 => rng.next(),
+            _ => rng.below(3),
+        };
+        gap.min(room)
+    }
+
+    fn model_totals<'a>(entries: impl Iterator<Item = &'a (i64, i32)>) -> Totals {
+        let mut t = Totals {
+            low: i32::MAX,
+            high: i32::MIN,
+            added: 0,
+            deleted: 0,
+            sums: true,
+        };
+        for &(_, v) in entries {
+            t.low = t.low.min(v);
+            t.high = t.high.max(v);
+            if v > 0 {
+                t.added += i64::from(v);
+            } else {
+                t.deleted -= i64::from(v);
+            }
+        }
+        t
+    }
+
+    /// A ring against a list: pushes, pops when full, the oldest-first iteration and the
+    /// newest-first scans from every cutoff, over the whole `i64` time range and any value.
+    #[test]
+    fn a_ring_equals_a_list() {
+        let mut rng = Rng(0x41);
+        for round in 0..200 {
+            let mut ring: Ring<80> = Ring::new();
+            let mut list: VecDeque<(i64, i32)> = VecDeque::new();
+            let mut at = if round % 3 == 0 {
+                i64::MIN
+            } else {
+                i64::try_from(rng.next() >> 2).unwrap() - (1 << 61)
+            };
+            // Some rounds are mostly steady (one- or two-byte gaps, small values), so that the
+            // block paths of `totals` run, and are disturbed now and then.
+            let steady = [None, Some(15_000), Some(15_100), Some(14_990)][round % 4];
+            // One- or two-byte values.
+            let span = if round % 8 < 4 { 64 } else { 8192 };
+            for _ in 0..300 {
+                let disturbed = rng.below(16) == 0;
+                let gap = match steady {
+                    Some(gap) if !disturbed => gap.min(i64::MAX.abs_diff(at)),
+                    _ => random_gap(&mut rng, at),
+                };
+                at = at.saturating_add_unsigned(gap);
+                let value = match rng.below(4) {
+                    _ if steady.is_some() && !disturbed => {
+                        i32::try_from(rng.below(2 * span)).unwrap() - i32::try_from(span).unwrap()
+                    }
+                    0 => i32::try_from(rng.below(64)).unwrap(),
+                    1 => i32::try_from(rng.below(20_000)).unwrap() - 10_000,
+                    _ => u32::try_from(rng.next() >> 32).unwrap().cast_signed(),
+                };
+                while !ring.push(at, value) {
+                    assert_eq!(ring.pop_front(), list.pop_front());
+                }
+                list.push_back((at, value));
+                assert!(ring.used() <= 80);
+                assert_eq!(ring.iter().collect::<Vec<_>>(), Vec::from(list.clone()));
+                if rng.below(5) == 0 {
+                    assert_eq!(ring.pop_front(), list.pop_front());
+                }
+                let cutoffs: Vec<i64> = list
+                    .iter()
+                    .flat_map(|e| [e.0, e.0.saturating_add(1)])
+                    .chain([i64::MIN, i64::MAX])
+                    .collect();
+                for &from in &cutoffs {
+                    let start = ring.seek(from);
+                    assert_eq!(
+                        ring.totals_from(start, true),
+                        model_totals(list.iter().filter(|e| e.0 >= from)),
+                        "from {from}"
+                    );
+                    // Between two cutoffs (the longer window's own part).
+                    let to = cutoffs[usize::try_from(rng.below(cutoffs.len() as u64)).unwrap()];
+                    if to >= from {
+                        assert_eq!(
+                            totals(ring.live(), start, ring.seek(to), true),
+                            model_totals(list.iter().filter(|e| e.0 >= from && e.0 < to)),
+                            "from {from} to {to}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The most bytes a ring can hold for a closed window of `window` ms at gaps of at least
+    /// 15 s, with `value_bytes` per value (the oldest entry has no gap): exhaustive over how
+    /// many gaps take each code length, each at the shortest gap of that length (a longer one
+    /// only uses up time). Two-byte gaps, the cheapest in time, fill what is left.
+    fn worst_case(window: u64, value_bytes: usize) -> usize {
+        let shortest = |len: usize| {
+            (PERIOD_MS..)
+                .find(|&g| gap_len(gap_code(g)) == len)
+                .unwrap()
+        };
+        let (s2, s3, s4) = (shortest(2), shortest(3), shortest(4));
+        assert_eq!(s2, PERIOD_MS);
+        assert!(
+            s4 > window / 2 && 1 << 28 > window,
+            "no other lengths matter"
+        );
+        let mut best = 0;
+        for n4 in 0..=window / s4 {
+            let left = window - n4 * s4;
+            for n3 in 0..=left / s3 {
+                let n2 = (left - n3 * s3) / s2;
+                let bytes = value_bytes
+                    + [(n2, 2), (n3, 3), (n4, 4)]
+                        .iter()
+                        .map(|&(n, len)| usize::try_from(n).unwrap() * (len + value_bytes))
+                        .sum::<usize>();
+                best = best.max(bytes);
+            }
+        }
+        best
+    }
+
+    /// The capacity guarantee of the module docs, computed: with two-byte values the worst
+    /// case is 962 + 5 (the first evaluation's second entry at the same instant: a three-byte
+    /// zero gap and a value) bytes of recommendations and 482 of scale events, within the
+    /// defaults; with three-byte values (counts above 8,191) it is not.
+    #[test]
+    fn the_worst_case_fits_the_default_capacities() {
+        let seed = gap_len(gap_code(0)) + 2;
+        let recommendations = worst_case(3_600_000, 2) + seed;
+        let events = worst_case(1_800_000, 2);
+        assert_eq!((recommendations, events), (967, 482));
+        assert!(recommendations <= DEFAULT_RECOMMENDATION_BYTES);
+        assert!(events <= DEFAULT_EVENT_BYTES);
+        assert!(worst_case(3_600_000, 3) + seed > DEFAULT_RECOMMENDATION_BYTES);
+        assert!(worst_case(1_800_000, 3) > DEFAULT_EVENT_BYTES);
+        // Typical entries: 15 s, fewer than 64 replicas.
+        assert_eq!(gap_len(gap_code(15_000)) + varint_len(zigzag(63)), 3);
+    }
+
+    /// Random timings at least 15 s apart and counts up to 8,191: the default rings never
+    /// fold and never hold more than the worst case.
+    #[test]
+    fn random_timings_never_fold_at_the_defaults() {
+        let mut rng = Rng(0x15);
+        let mut h: History<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES> = History::new();
+        let mut at = -5_000_000_i64;
+        let mut replicas = 1;
+        let retention = BEHAVIOR_WINDOW_LIMIT;
+        let span = GUARANTEED_REPLICAS;
+        for step in 0..20_000 {
+            at += i64::try_from(match rng.below(4) {
+                0 => 15_000 + rng.below(100),
+                1 => 15_000 + rng.below(10_000),
+                2 => 15_000 + rng.below(200_000),
+                _ => 15_000,
+            })
+            .unwrap();
+            let now = Instant(at);
+            h.seed(replicas, now, retention);
+            let desired = i32::try_from(rng.below(u64::try_from(span).unwrap() + 1)).unwrap();
+            let window = Duration::from_secs(3600);
+            h.stabilize_behavior(desired, replicas, now, window, window, retention);
+            if rng.below(3) != 0 && desired != replicas {
+                h.record_scale_event(replicas, desired, now);
+                replicas = desired;
+            }
+            assert!(!h.has_folded(), "step {step}");
+            let (r, e) = h.bytes_used();
+            assert!(r <= 967 && e <= 482, "step {step}: {r} {e}");
+        }
+    }
+
+    #[test]
+    fn an_entry_larger_than_the_ring_is_folded_and_counted() {
+        let mut h: History<2, 1> = History::new();
+        // 100 takes two bytes.
+        h.record_scale_event(0, 100, Instant(0));
+        assert!(h.has_folded());
+        assert_eq!(h.last_instant(), Some(Instant(0)));
+        let c = h.changes_in_period(Instant(10_000), Duration::from_secs(60), LimitDirection::Up);
+        assert_eq!(
+            c,
+            PeriodChanges {
+                added: 100,
+                deleted: 0,
+                overflowed: true
+            }
+        );
+        h.seed(100_000, Instant(5), BEHAVIOR_WINDOW_LIMIT);
+        assert_eq!(h.recommendation_count(), 0);
+        assert_eq!(h.last_instant(), Some(Instant(5)));
+    }
+
+    /// Blocks of entries with two-byte gaps have the high bits `totals` looks for (a wrong
+    /// pattern would only send the runs one by one).
+    #[test]
+    fn run_patterns_match_their_layouts() {
+        for gap in [15_000, 15_100, 14_000, 23_000] {
+            for (value, high) in [(5, HIGH_BITS_GAP_VALUE), (-100, [0x0080_0080_0080_0080; 3])] {
+                let mut ring: Ring<64> = Ring::new();
+                for i in 0..12 {
+                    assert!(ring.push(i * gap, value));
+                }
+                // From the second entry on: a gap first.
+                let mut rest = ring.live();
+                assert!(skip_varint(&mut rest));
+                let block = rest.first_chunk::<24>().unwrap();
+                assert!(high_bits_are(block, high), "{gap} {value}");
+            }
+        }
+    }
+
+    #[test]
+    fn generations_merge_when_all_are_in_use() {
+        let mut g = Generations::new();
+        for i in 0..30 {
+            g.fold(
+                Summary::recommendation(i * 100, i32::try_from(i).unwrap()),
+                100,
+                Kind::Recommendations,
+            );
+        }
+        let kept: Vec<Summary> = g.iter().copied().collect();
+        assert_eq!(kept.len(), GENERATIONS);
+        // The oldest keeps everything merged into it.
+        assert_eq!(kept.first().map(|s| (s.a, s.b)), Some((0, 20)));
+        assert_eq!(kept.last().map(|s| s.at), Some(2900));
+        g.prune(Some(2500));
+        assert_eq!(g.iter().count(), 5);
+        g.prune(None);
+        assert_eq!(g.iter().count(), 0);
     }
 }

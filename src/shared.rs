@@ -124,7 +124,7 @@ use core::cell::RefCell;
 use critical_section::Mutex;
 
 use crate::autoscaler::{
-    Autoscaler, DecisionSummary, EvaluateError, DEFAULT_RECOMMENDATIONS, DEFAULT_SCALE_EVENTS,
+    Autoscaler, DecisionSummary, EvaluateError, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES,
 };
 use crate::defaults::Hpa;
 use crate::input::Observation;
@@ -150,8 +150,8 @@ struct State<I, const R: usize, const E: usize> {
 /// contexts through a critical section (see the [module docs](self)).
 pub struct SharedAutoscaler<
     I,
-    const R: usize = DEFAULT_RECOMMENDATIONS,
-    const E: usize = DEFAULT_SCALE_EVENTS,
+    const R: usize = DEFAULT_RECOMMENDATION_BYTES,
+    const E: usize = DEFAULT_EVENT_BYTES,
 > {
     state: Mutex<RefCell<State<I, R, E>>>,
 }

@@ -43,7 +43,7 @@ use hpa::defaults::{
     resolve_behavior, Hpa, ResolvedBehavior, ResolvedRules, DEFAULT_SCALE_DOWN_POLICIES,
     DEFAULT_SCALE_UP_POLICIES,
 };
-use hpa::history::History;
+use hpa::history::{History, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
     PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
@@ -61,7 +61,7 @@ use hpa::time::{Duration, Instant};
 use hpa::tolerance::Tolerance;
 
 /// The history capacities used throughout (the engine's defaults).
-type Hist = History<240, 120>;
+type Hist = History<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>;
 
 /// Mapping errors (a vector the runner cannot read) fail the case with this text.
 type R<T> = Result<T, String>;

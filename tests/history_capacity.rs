@@ -3,9 +3,10 @@
 //! does not, the engine folds the oldest entries into a conservative summary and says so in
 //! `Decision::history_overflowed`.
 //!
-//! The reference is an `Autoscaler<4096, 4096>`: with steps at least one second apart it never
-//! folds anything (3600 s and 1800 s of history at most), and the conformance suite shows the
-//! engine equals upstream whenever nothing is folded. A small autoscaler and the reference see
+//! The reference is an `Autoscaler<REFERENCE, REFERENCE>` (32 KiB rings): with steps at least
+//! one second apart it never folds anything (3600 s and 1800 s of history at most, entries of at
+//! most 4 bytes here; checked at every step), and the conformance suite shows the engine equals
+//! upstream whenever nothing is folded. A small autoscaler and the reference see
 //! identical observations; the small one's decisions drive the loop (its replica count is
 //! applied and reported with `rescale_succeeded`), as they would in a real deployment.
 //!
@@ -24,13 +25,16 @@
 //!     and the reference's desired count, inclusive: it never moves further, nor the other way;
 //! and the reference never reports an overflow.
 
-use hpa::autoscaler::{DEFAULT_RECOMMENDATIONS, DEFAULT_SCALE_EVENTS};
+use hpa::history::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES, GUARANTEED_REPLICAS};
 use hpa::spec::{
     Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
     SelectPolicy,
 };
 use hpa::{Autoscaler, Decision, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
 use hpa::{Quantity, Settings};
+
+/// Ring bytes of the reference autoscaler: far more than its histories ever take.
+const REFERENCE: usize = 1 << 15;
 
 /// splitmix64: a small deterministic generator (no dependency).
 struct Rng(u64);
@@ -66,9 +70,13 @@ const MIN: i32 = 1;
 const MAX: i32 = 40;
 
 fn spec(behavior: Option<Behavior<'static>>) -> HpaSpec<'static> {
+    spec_up_to(behavior, MAX)
+}
+
+fn spec_up_to(behavior: Option<Behavior<'static>>, max_replicas: i32) -> HpaSpec<'static> {
     HpaSpec {
         min_replicas: Some(MIN),
-        max_replicas: MAX,
+        max_replicas,
         metrics: &METRICS,
         behavior,
         scale_target_ref: None,
@@ -117,8 +125,8 @@ fn rules(
     })
 }
 
-/// The behaviors the randomized runs use: windows and periods far longer than what 8
-/// recommendations / 4 scale events at a 15 s period can hold.
+/// The behaviors the randomized runs use: windows and periods far longer than what 20 bytes of
+/// recommendations / 10 bytes of scale events (about 8 and 4 entries at a 15 s period) hold.
 fn behaviors() -> Vec<(&'static str, Behavior<'static>)> {
     vec![
         (
@@ -174,13 +182,18 @@ struct Stats {
     overflowed: usize,
     /// Overflowed decisions whose desired count differs from the reference's.
     held_back: usize,
+    /// The most bytes the small autoscaler's rings held after a step.
+    peak_recommendation_bytes: usize,
+    peak_event_bytes: usize,
+    /// The small autoscaler folded some entry.
+    folded: bool,
 }
 
 /// Puts the reference in the state upstream would be in after the caller applied the small
 /// autoscaler's decision: its own recommendations, the scale events that really happened,
 /// and the small one's status.
 fn align_reference<const R: usize, const E: usize>(
-    reference: &mut Autoscaler<4096, 4096>,
+    reference: &mut Autoscaler<REFERENCE, REFERENCE>,
     small: &Autoscaler<R, E>,
     applied: Option<(i32, Instant)>,
 ) {
@@ -204,39 +217,40 @@ fn align_reference<const R: usize, const E: usize>(
     *reference.status_mut() = small.status().clone();
 }
 
-/// Drives a small autoscaler and the reference through one random sequence.
-fn drive<const R: usize, const E: usize>(
-    behavior: Option<Behavior<'static>>,
-    settings: &Settings,
-    seed: u64,
-    steps: usize,
-) -> Stats {
-    let spec = spec(behavior);
-    let hpa = Hpa::new(&spec, settings).expect("valid spec");
-    let mut small: Autoscaler<R, E> = Autoscaler::new();
-    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
-    let mut rng = Rng(seed);
-    let mut stats = Stats::default();
-    let mut now: i64 = rng.range(-1_000_000, 1_000_000);
-    let mut replicas: i32 = 5;
-    let mut load: i64 = 5_000;
+/// One step of a closed loop.
+struct StepInput {
+    /// Evaluation time (ms).
+    now: i64,
+    /// The External metric's value (milli-units): `ceil(load / 1000)` replicas outside the band.
+    load: i64,
+    /// A replica count someone else sets before the evaluation (no scale event).
+    set_replicas: Option<i32>,
+    /// What happens to a decided rescale.
+    outcome: Outcome,
+}
 
+/// Drives a small autoscaler and the reference through `steps` inputs from `next`, starting
+/// at `replicas`, and checks (a) and (b) at every step (see the module docs).
+fn closed_loop<const R: usize, const E: usize>(
+    hpa: &Hpa<'_>,
+    settings: &Settings,
+    label: &str,
+    mut replicas: i32,
+    steps: usize,
+    mut next: impl FnMut(usize) -> StepInput,
+) -> Stats {
+    let mut small: Autoscaler<R, E> = Autoscaler::new();
+    let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
+    let mut stats = Stats::default();
     for step in 0..steps {
-        // Time: mostly the 15 s sync period, sometimes irregular, rarely a long pause.
-        now += match rng.next() % 20 {
-            0 => rng.range(601, 2_000) * 1000,
-            1..=4 => rng.range(1_000, 40_000),
-            _ => 15_000,
-        };
-        // Load: a random walk with jumps; the proposal is ceil(load / 1000) outside the band.
-        load = if rng.chance(12) {
-            rng.range(0, 45_000)
-        } else {
-            (load + rng.range(-4_000, 4_000)).clamp(0, 45_000)
-        };
-        // Someone else changes the replica count now and then (no scale event).
-        if rng.chance(4) {
-            replicas = i32::try_from(rng.range(i64::from(MIN), i64::from(MAX))).unwrap();
+        let StepInput {
+            now,
+            load,
+            set_replicas,
+            outcome,
+        } = next(step);
+        if let Some(r) = set_replicas {
+            replicas = r;
         }
         let values = [load];
         let metrics = [MetricValues::External(&values)];
@@ -247,19 +261,19 @@ fn drive<const R: usize, const E: usize>(
             pods: &[],
             metrics: &metrics,
         };
-        let s = small.evaluate(&hpa, settings, &obs).expect("valid input");
+        let s = small.evaluate(hpa, settings, &obs).expect("valid input");
         let r = reference
-            .evaluate(&hpa, settings, &obs)
+            .evaluate(hpa, settings, &obs)
             .expect("valid input");
         let context = || {
             format!(
-                "seed {seed:#x}, step {step}, now {now} ms, current {replicas}, load {load}\n  small:     {}\n  reference: {}",
+                "{label}, step {step}, now {now} ms, current {replicas}, load {load}\n  small:     {}\n  reference: {}",
                 summary(&s),
                 summary(&r)
             )
         };
         assert!(
-            !r.history_overflowed,
+            !r.history_overflowed && !reference.history().has_folded(),
             "the reference must never fold: {}",
             context()
         );
@@ -287,11 +301,6 @@ fn drive<const R: usize, const E: usize>(
             );
         }
 
-        let outcome = match rng.next() % 20 {
-            0 => Outcome::Failed,
-            1 => Outcome::Unreported,
-            _ => Outcome::Succeeded,
-        };
         let same = s.desired_replicas == r.desired_replicas && s.rescale == r.rescale;
         let applied_change = (s.rescale && outcome == Outcome::Succeeded)
             .then_some((s.desired_replicas - replicas, Instant(now)));
@@ -324,8 +333,55 @@ fn drive<const R: usize, const E: usize>(
             *reference.status_mut() = small.status().clone();
         }
         replicas = new_replicas;
+        let (recommendation_bytes, event_bytes) = small.history().bytes_used();
+        stats.peak_recommendation_bytes = stats.peak_recommendation_bytes.max(recommendation_bytes);
+        stats.peak_event_bytes = stats.peak_event_bytes.max(event_bytes);
+        stats.folded |= small.history().has_folded();
     }
     stats
+}
+
+/// Drives a small autoscaler and the reference through one random sequence.
+fn drive<const R: usize, const E: usize>(
+    behavior: Option<Behavior<'static>>,
+    settings: &Settings,
+    seed: u64,
+    steps: usize,
+) -> Stats {
+    let spec = spec(behavior);
+    let hpa = Hpa::new(&spec, settings).expect("valid spec");
+    let mut rng = Rng(seed);
+    let mut now: i64 = rng.range(-1_000_000, 1_000_000);
+    let mut load: i64 = 5_000;
+    closed_loop::<R, E>(&hpa, settings, &format!("seed {seed:#x}"), 5, steps, |_| {
+        // Time: mostly the 15 s sync period, sometimes irregular, rarely a long pause.
+        now += match rng.next() % 20 {
+            0 => rng.range(601, 2_000) * 1000,
+            1..=4 => rng.range(1_000, 40_000),
+            _ => 15_000,
+        };
+        // Load: a random walk with jumps; the proposal is ceil(load / 1000) outside the band.
+        load = if rng.chance(12) {
+            rng.range(0, 45_000)
+        } else {
+            (load + rng.range(-4_000, 4_000)).clamp(0, 45_000)
+        };
+        // Someone else changes the replica count now and then (no scale event).
+        let set_replicas = rng
+            .chance(4)
+            .then(|| i32::try_from(rng.range(i64::from(MIN), i64::from(MAX))).unwrap());
+        let outcome = match rng.next() % 20 {
+            0 => Outcome::Failed,
+            1 => Outcome::Unreported,
+            _ => Outcome::Succeeded,
+        };
+        StepInput {
+            now,
+            load,
+            set_replicas,
+            outcome,
+        }
+    })
 }
 
 const SEEDS: [u64; 4] = [
@@ -342,9 +398,9 @@ fn small_rings_with_behavior_equal_upstream_or_hold_back() {
         let mut total = Stats::default();
         for seed in SEEDS {
             for stats in [
-                drive::<8, 4>(Some(behavior), &settings, seed, 300),
-                drive::<3, 2>(Some(behavior), &settings, seed ^ 0xA5A5, 200),
-                drive::<24, 12>(Some(behavior), &settings, seed ^ 0x5A5A, 200),
+                drive::<20, 10>(Some(behavior), &settings, seed, 300),
+                drive::<8, 5>(Some(behavior), &settings, seed ^ 0xA5A5, 200),
+                drive::<60, 30>(Some(behavior), &settings, seed ^ 0x5A5A, 200),
             ] {
                 total.steps += stats.steps;
                 total.overflowed += stats.overflowed;
@@ -364,13 +420,13 @@ fn small_rings_with_behavior_equal_upstream_or_hold_back() {
 #[test]
 fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
     // No behavior: the 300 s downscale window (controller flag), the 2x/+4 scale-up limit,
-    // no scale events. 8 recommendations at 15 s cover only 120 s of the window.
+    // no scale events. 20 bytes of recommendations at 15 s cover about 120 s of the window.
     let settings = Settings::DEFAULT;
     let mut total = Stats::default();
     for seed in SEEDS {
         for stats in [
-            drive::<8, 4>(None, &settings, seed, 400),
-            drive::<2, 1>(None, &settings, seed ^ 0x77, 200),
+            drive::<20, 10>(None, &settings, seed, 400),
+            drive::<5, 3>(None, &settings, seed ^ 0x77, 200),
         ] {
             total.steps += stats.steps;
             total.overflowed += stats.overflowed;
@@ -383,7 +439,7 @@ fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
         ..Settings::DEFAULT
     };
     for seed in SEEDS {
-        let stats = drive::<16, 4>(None, &long, seed, 300);
+        let stats = drive::<40, 10>(None, &long, seed, 300);
         total.steps += stats.steps;
         total.overflowed += stats.overflowed;
         total.held_back += stats.held_back;
@@ -401,8 +457,8 @@ fn exact_arithmetic_mode_keeps_the_contract() {
     };
     let (_, behavior) = behaviors()[0];
     for seed in SEEDS {
-        drive::<8, 4>(Some(behavior), &settings, seed, 200);
-        drive::<8, 4>(None, &settings, seed, 200);
+        drive::<20, 10>(Some(behavior), &settings, seed, 200);
+        drive::<20, 10>(None, &settings, seed, 200);
     }
 }
 
@@ -419,7 +475,7 @@ fn default_capacity_run<const R: usize, const E: usize>(
     let spec = spec(Some(behavior));
     let hpa = Hpa::new(&spec, &settings).expect("valid spec");
     let mut default: Autoscaler = Autoscaler::new();
-    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
+    let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
     let mut too_small: Autoscaler<R, E> = Autoscaler::new();
     let mut rng = Rng(0xC0FF_EE00);
     let mut replicas = 10;
@@ -442,6 +498,7 @@ fn default_capacity_run<const R: usize, const E: usize>(
             !d.history_overflowed,
             "step {step}: the default capacities must hold this history"
         );
+        assert!(!default.history().has_folded(), "step {step}");
         assert_eq!(summary(&d), summary(&r), "step {step}");
         let t = too_small.evaluate(&hpa, &settings, &obs).unwrap();
         too_small_overflows += usize::from(t.history_overflowed);
@@ -473,24 +530,20 @@ fn default_capacities_hold_a_3600_s_window_at_15_s() {
     // A noisy triangle: rising for 45 minutes, then falling, so that the oldest entries of
     // the windows are the ones that matter.
     let mid = i64::try_from(steps / 2).unwrap();
-    let (_, too_small) = default_capacity_run::<200, 120>(behavior, steps, |step, rng| {
+    let (_, too_small) = default_capacity_run::<400, 512>(behavior, steps, |step, rng| {
         let distance = (i64::try_from(step).unwrap() - mid).abs();
         (40_000 * (mid - distance) / mid + rng.range(-3_000, 3_000)).max(0)
     });
     assert!(
         too_small > 0,
-        "200 recommendations must not suffice, or the run proves nothing"
+        "400 bytes of recommendations must not suffice, or the run proves nothing"
     );
 }
 
-/// The documented defaults: `DEFAULT_RECOMMENDATIONS` holds 3600 s and `DEFAULT_SCALE_EVENTS`
-/// 1800 s of history at one entry per 15 s. The second half is checked with a sequence that
+/// (c) `DEFAULT_EVENT_BYTES` holds 1800 s of scale events at one per 15 s: a sequence that
 /// rescales at every step for more than 1800 s against 1800 s policy periods.
 #[test]
-fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
-    const _: () = assert!(DEFAULT_RECOMMENDATIONS * 15 >= 3600);
-    const _: () = assert!(DEFAULT_SCALE_EVENTS * 15 >= 1800);
-
+fn default_capacities_hold_1800_s_of_scale_events_at_15_s() {
     static UP: [ScalingPolicy; 2] = [
         policy(PolicyType::Pods, 12, 1800),
         policy(PolicyType::Percent, 20, 1800),
@@ -503,7 +556,7 @@ fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
     // The load alternates between 3 and 30 replicas' worth: every step is a rescale, and the
     // period budgets (which count every event of the last 1800 s) shape each one.
     let steps = 1800 / 15 * 2;
-    let (rescales, too_small) = default_capacity_run::<240, 100>(behavior, steps, |step, _| {
+    let (rescales, too_small) = default_capacity_run::<1024, 200>(behavior, steps, |step, _| {
         if step % 2 == 0 {
             30_000
         } else {
@@ -513,8 +566,146 @@ fn default_constants_suffice_for_3600_s_and_1800_s_at_15_s() {
     assert_eq!(rescales, steps, "the sequence must rescale at every step");
     assert!(
         too_small > 0,
-        "100 scale events must not suffice, or the run proves nothing"
+        "200 bytes of scale events must not suffice, or the run proves nothing"
     );
+}
+
+/// The evaluation timing that fills the rings most while evaluations are at least 15 s apart
+/// (`hpa::history`, "Capacity guarantee"): every 15 s. A gap costs at least two bytes, and
+/// the shortest gap of three bytes is 23.192 s: longer gaps cost more time than they save.
+const ADVERSARIAL_GAP: i64 = 15_000;
+
+/// Worst-case bytes of the module docs: 967 of recommendations (the seed, the first
+/// recommendation at the same instant with a three-byte zero gap, 240 gaps of two bytes,
+/// values of two bytes) and 482 of scale events (121 events, 120 gaps).
+const WORST_RECOMMENDATION_BYTES: usize = 2 + (3 + 2) + 240 * (2 + 2);
+const WORST_EVENT_BYTES: usize = 2 + 120 * (2 + 2);
+
+/// A closed loop at the adversarial timing under `behavior`, with replica counts from `low`
+/// up to `high` (`maxReplicas`): `input(step)` gives the load in replicas and the replica count
+/// someone else sets.
+fn adversarial_run<const R: usize, const E: usize>(
+    behavior: Behavior<'static>,
+    (low, high): (i32, i32),
+    steps: usize,
+    mut input: impl FnMut(usize) -> (i64, Option<i32>),
+) -> Stats {
+    let spec = spec_up_to(Some(behavior), high);
+    let settings = Settings::DEFAULT;
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let label = format!("rings of {R}/{E} bytes, replicas {low}..={high}");
+    let mut now = -77_000;
+    closed_loop::<R, E>(&hpa, &settings, &label, low, steps, |step| {
+        if step > 0 {
+            now += ADVERSARIAL_GAP;
+        }
+        let (load, set_replicas) = input(step);
+        StepInput {
+            now,
+            load: load * 1000,
+            set_replicas,
+            outcome: Outcome::Succeeded,
+        }
+    })
+}
+
+/// Rescales at every step between replica counts of at least `low` and at most `high`, at
+/// the adversarial timing: the load alternates between `high` and `low` replicas' worth, the
+/// windows are 0 and the 1800 s Percent policies bind or not depending on the oldest events
+/// of their period (scale-up to 101 times the period-start count, scale-down by 100 %).
+fn worst_case_loop<const R: usize, const E: usize>(low: i32, high: i32, steps: usize) -> Stats {
+    static UP: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 10_000, 1800)];
+    static DOWN: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 100, 1800)];
+    let behavior = Behavior {
+        scale_up: rules(Some(0), SelectPolicy::Max, &UP),
+        scale_down: rules(Some(0), SelectPolicy::Max, &DOWN),
+    };
+    adversarial_run::<R, E>(behavior, (low, high), steps, |step| {
+        let replicas = if step % 2 == 0 { high } else { low };
+        (i64::from(replicas), None)
+    })
+}
+
+/// Both windows at 3600 s at the adversarial timing: the replica count is set by someone else
+/// at every step and the load is random, both between `low` and `high`, so that each decision
+/// clamps the current count into the lowest and highest recommendation of the whole window.
+fn worst_case_windows<const R: usize, const E: usize>(low: i32, high: i32, steps: usize) -> Stats {
+    static P: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 10_000, 15)];
+    let behavior = Behavior {
+        scale_up: rules(Some(3600), SelectPolicy::Max, &P),
+        scale_down: rules(Some(3600), SelectPolicy::Max, &P),
+    };
+    let mut rng = Rng(0x3600_0015);
+    let (lo, hi) = (i64::from(low), i64::from(high));
+    adversarial_run::<R, E>(behavior, (low, high), steps, |_| {
+        let load = rng.range(lo, hi);
+        (load, Some(i32::try_from(rng.range(lo, hi)).unwrap()))
+    })
+}
+
+/// The capacity guarantee at its bound: at the adversarial timing, with replica counts (and
+/// so changes) of two-byte codes up to `GUARANTEED_REPLICAS`, the default rings reach exactly
+/// the documented worst case, never fold, and every decision equals upstream's; so do rings
+/// of exactly the worst-case size.
+#[test]
+fn the_default_capacities_hold_the_worst_case() {
+    const _: () = assert!(WORST_RECOMMENDATION_BYTES == 967 && WORST_EVENT_BYTES == 482);
+    const _: () = assert!(WORST_RECOMMENDATION_BYTES <= DEFAULT_RECOMMENDATION_BYTES);
+    const _: () = assert!(WORST_EVENT_BYTES <= DEFAULT_EVENT_BYTES);
+    // Two and a half hours: the windows fill, slide, and the seed leaves.
+    let steps = 600;
+    // 64 is the smallest count whose zigzag code takes two bytes.
+    let (low, high) = (64, GUARANTEED_REPLICAS);
+    let loops = [
+        worst_case_loop::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(low, high, steps),
+        worst_case_loop::<WORST_RECOMMENDATION_BYTES, WORST_EVENT_BYTES>(low, high, steps),
+    ];
+    let windows = [
+        worst_case_windows::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(low, high, steps),
+        worst_case_windows::<WORST_RECOMMENDATION_BYTES, WORST_EVENT_BYTES>(low, high, steps),
+    ];
+    for stats in loops.iter().chain(&windows) {
+        assert_eq!(stats.overflowed, 0, "{stats:?}");
+        assert!(!stats.folded, "{stats:?}");
+        assert_eq!(
+            stats.peak_recommendation_bytes, WORST_RECOMMENDATION_BYTES,
+            "the run must reach the worst case: {stats:?}"
+        );
+    }
+    for stats in &loops {
+        assert_eq!(stats.peak_event_bytes, WORST_EVENT_BYTES, "{stats:?}");
+    }
+}
+
+/// Just beyond the bound: rings one byte smaller than the worst case fold (here only the
+/// oldest entry at the peak, which no later evaluation looks at: the decisions stay exact, as
+/// `closed_loop` checks at every step), and replica counts above `GUARANTEED_REPLICAS`
+/// (three-byte codes) overflow the default rings, which then report the decisions the folded
+/// entries shaped, every one between the current count and upstream's.
+#[test]
+fn beyond_the_worst_case_the_rings_fold_and_report() {
+    let steps = 600;
+    let tight = worst_case_loop::<{ WORST_RECOMMENDATION_BYTES - 1 }, { WORST_EVENT_BYTES - 1 }>(
+        64,
+        GUARANTEED_REPLICAS,
+        steps,
+    );
+    assert!(tight.folded, "{tight:?}");
+
+    let beyond = GUARANTEED_REPLICAS + 1;
+    let big = worst_case_loop::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+        beyond,
+        4 * beyond,
+        steps,
+    );
+    assert!(big.folded && big.overflowed > 0, "{big:?}");
+    let windows = worst_case_windows::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+        beyond,
+        4 * beyond,
+        steps,
+    );
+    assert!(windows.folded && windows.overflowed > 0, "{windows:?}");
+    println!("one byte less: {tight:?}\nbeyond: {big:?}\nwindows beyond: {windows:?}");
 }
 
 /// One evaluation of `autoscaler` at `now_s` seconds with the given replica count and a load
@@ -604,7 +795,7 @@ fn a_folded_spike_expires_after_continuous_overflow() {
     }));
     let hpa = Hpa::new(&spec, &Settings::DEFAULT).unwrap();
     let mut small: Autoscaler<8, 4> = Autoscaler::new();
-    let mut reference: Autoscaler<4096, 4096> = Autoscaler::new();
+    let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
     let (mut s, mut r) = (10, 10);
     for i in 0..480 {
         let proposal = if i == 0 { 30 } else { 5 };

@@ -30,7 +30,7 @@
 //! (time going backwards, metric count mismatch, negative replicas, too many metrics) return
 //! their error and change nothing.
 
-use hpa::autoscaler::LimitedBy;
+use hpa::autoscaler::{LimitedBy, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
@@ -986,15 +986,23 @@ fn random_sequences_keep_the_invariants_and_are_deterministic() {
         let steps = 24;
         let model = case(seed, steps);
         let clone_at = usize::try_from(seed % 24).unwrap();
-        let first = run::<240, 120>(&model, Some(clone_at), &mut coverage);
+        let first = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+            &model,
+            Some(clone_at),
+            &mut coverage,
+        );
         // A fresh replay from a freshly generated (equal) case.
-        let again = run::<240, 120>(&case(seed, steps), None, &mut Coverage::default());
+        let again = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+            &case(seed, steps),
+            None,
+            &mut Coverage::default(),
+        );
         assert_eq!(first, again, "{}: replay differs", model.name);
-        // Tiny rings: folding must keep every invariant too.
-        run::<3, 2>(&model, Some(clone_at), &mut small);
+        // Tiny rings (a few entries): folding must keep every invariant too.
+        run::<8, 6>(&model, Some(clone_at), &mut small);
         evaluations += 5 * steps - 2 * clone_at;
     }
-    println!("{evaluations} evaluations; {coverage:?}; rings of 3/2: {small:?}");
+    println!("{evaluations} evaluations; {coverage:?}; rings of 8/6 bytes: {small:?}");
     assert!(small.overflowed >= 500, "{small:?}");
     // The generator reaches every kind of decision, and often enough the range checks.
     for kind in [

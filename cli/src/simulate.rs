@@ -476,13 +476,19 @@ pub fn run(
     opts: &Options,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Run, String> {
-    // Histories that cover the longest window and policy period at this sync period.
+    // Histories that cover the longest window (3600 s) and policy period (1800 s) at this
+    // sync period, with the first evaluation's extra entry, whatever the replica counts: an
+    // entry takes at most 8 bytes while its gap is under 35 minutes (a longer gap leaves
+    // fewer entries in the window).
+    const ENTRY: usize = 8;
     if opts.sync_period >= 15_000 {
-        run_with::<240, 120>(manifest, plan, clock, demand, opts, tick)
+        run_with::<{ 242 * ENTRY }, { 122 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
     } else if opts.sync_period >= 1_000 {
-        run_with::<3600, 1800>(manifest, plan, clock, demand, opts, tick)
+        run_with::<{ 3602 * ENTRY }, { 1802 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
     } else {
-        run_with::<36_000, 18_000>(manifest, plan, clock, demand, opts, tick)
+        run_with::<{ 36_002 * ENTRY }, { 18_002 * ENTRY }>(
+            manifest, plan, clock, demand, opts, tick,
+        )
     }
 }
 

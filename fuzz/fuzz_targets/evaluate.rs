@@ -14,7 +14,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use hpa::autoscaler::LimitedBy;
+use hpa::autoscaler::{LimitedBy, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
@@ -828,8 +828,8 @@ fuzz_target!(|input: Input| {
         .collect();
     let clone_at = usize::from(input.clone_at) % (steps.len() + 1);
     let stz = input.scaled_to_zero;
-    let first = run::<240, 120>(&hpa, &settings, valid, stz, &steps, clone_at);
-    let again = run::<240, 120>(&hpa, &settings, valid, stz, &steps, steps.len());
+    let first = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(&hpa, &settings, valid, stz, &steps, clone_at);
+    let again = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(&hpa, &settings, valid, stz, &steps, steps.len());
     assert_eq!(first, again, "not deterministic");
-    run::<3, 2>(&hpa, &settings, valid, stz, &steps, clone_at);
+    run::<8, 6>(&hpa, &settings, valid, stz, &steps, clone_at);
 });
