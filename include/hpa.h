@@ -62,7 +62,7 @@
 
 /**
  * Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
- * that (the state takes about 4.6 KiB today: the engine's history rings and status, and two
+ * that (the state takes about 3.0 KiB today: the engine's history rings and status, and two
  * condition messages).
  */
 #define HPA_AUTOSCALER_SIZE 8192

@@ -159,7 +159,7 @@ const _: () = {
 };
 
 /// Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
-/// that (the state takes about 4.6 KiB today: the engine's history rings and status, and two
+/// that (the state takes about 3.0 KiB today: the engine's history rings and status, and two
 /// condition messages).
 pub const HPA_AUTOSCALER_SIZE: usize = 8192;
 /// Alignment of an `hpa_autoscaler`.
