@@ -651,19 +651,21 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 /// `tolerancesForHpa` (spec section 11): the controller's tolerance, replaced per direction
 /// by the behavior's when HPAConfigurableTolerance is on.
 pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
-    let mut t = Tolerances {
-        down: settings.tolerance,
-        up: settings.tolerance,
-    };
+    // References first, one copy per direction at the end: a `Tolerance` is 24 bytes.
+    let mut down = &settings.tolerance;
+    let mut up = &settings.tolerance;
     if let (Some(b), true) = (hpa.behavior(), settings.configurable_tolerance) {
-        if let Some(down) = b.scale_down.tolerance {
-            t.down = down;
+        if let Some(t) = &b.scale_down.tolerance {
+            down = t;
         }
-        if let Some(up) = b.scale_up.tolerance {
-            t.up = up;
+        if let Some(t) = &b.scale_up.tolerance {
+            up = t;
         }
     }
-    t
+    Tolerances {
+        down: *down,
+        up: *up,
+    }
 }
 
 #[cfg(test)]

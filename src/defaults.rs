@@ -85,12 +85,19 @@ fn resolve_rules<'a>(
     default_policies: &'a [ScalingPolicy],
     default_window: Option<i32>,
 ) -> ResolvedRules<'a> {
-    let rules = rules.copied().unwrap_or_default();
+    // Field by field through the reference: no copy of the rules (their tolerance quantity
+    // alone is 24 bytes).
     ResolvedRules {
-        stabilization_window_seconds: rules.stabilization_window_seconds.or(default_window),
-        select_policy: rules.select_policy.unwrap_or(SelectPolicy::Max),
-        policies: rules.policies.unwrap_or(default_policies),
-        tolerance: rules.tolerance.as_ref().and_then(Tolerance::from_quantity),
+        stabilization_window_seconds: rules
+            .and_then(|r| r.stabilization_window_seconds)
+            .or(default_window),
+        select_policy: rules
+            .and_then(|r| r.select_policy)
+            .unwrap_or(SelectPolicy::Max),
+        policies: rules.and_then(|r| r.policies).unwrap_or(default_policies),
+        tolerance: rules
+            .and_then(|r| r.tolerance.as_ref())
+            .and_then(Tolerance::from_quantity),
     }
 }
 
