@@ -7,7 +7,7 @@
 use crate::arith::{self, Ratio, Sum, Tolerances};
 use crate::input::{ConditionStatus, Container, Observation, PodPhase, PodSamples};
 use crate::input::{ResourceRequest, Sample};
-use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
+use crate::pods::{group, pod_request, Grouping, PodGroup, Readiness, RequestError};
 use crate::settings::Settings;
 
 /// Why a calculator could not propose a replica count.
@@ -165,7 +165,7 @@ fn pod_pass<'a>(
     if pods.is_empty() {
         return Err(CalcError::NoPods);
     }
-    let readiness = ctx.readiness(cpu);
+    let readiness = Grouping::new(&ctx.readiness(cpu));
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
     // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
@@ -210,7 +210,7 @@ fn pod_pass<'a>(
             },
             None => (None, 0),
         };
-        match group_pod(pod, sample, &readiness) {
+        match group(pod, sample, &readiness) {
             PodGroup::Ready => {
                 ready = ready.saturating_add(1);
                 value_sum.add(value);
