@@ -7,7 +7,7 @@
 use crate::arith::{self, Ratio, Sum, Tolerances};
 use crate::input::{ConditionStatus, Container, Observation, PodPhase, PodSamples};
 use crate::input::{ResourceRequest, Sample};
-use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
+use crate::pods::{group, pod_request, Grouping, PodGroup, Readiness, RequestError};
 use crate::settings::Settings;
 
 /// Why a calculator could not propose a replica count.
@@ -128,6 +128,31 @@ fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest
     }
 }
 
+/// The same container slice, or (on 64-bit targets, where the comparison costs less than
+/// the request it saves) slices equal in everything a request depends on: kinds, names when
+/// one container is named, and request names and quantities. Equal inputs, equal request.
+#[inline(always)]
+fn same_containers(a: &[Container<'_>], b: &[Container<'_>], named: bool) -> bool {
+    core::ptr::eq(a, b) || (cfg!(target_pointer_width = "64") && equal_containers(a, b, named))
+}
+
+fn equal_containers(a: &[Container<'_>], b: &[Container<'_>], named: bool) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.kind == y.kind
+                && (!named || crate::pods::same(x.name, y.name))
+                && equal_requests(x.requests, y.requests)
+        })
+}
+
+fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool {
+    core::ptr::eq(a, b)
+        || (a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| {
+                crate::pods::same(x.resource, y.resource) && x.quantity == y.quantity
+            }))
+}
+
 /// Upstream's checks before grouping (the metrics API returned something, and some pod
 /// matched the selector; `empty` is the error for an empty metrics response), then the pass
 /// over the pods (spec 10.1 a-e, 10.2): each pod's group and the sums of each group, with
@@ -165,11 +190,11 @@ fn pod_pass<'a>(
     if pods.is_empty() {
         return Err(CalcError::NoPods);
     }
-    let readiness = ctx.readiness(cpu);
+    let readiness = Grouping::new(&ctx.readiness(cpu));
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
     // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
-    // they cannot exceed the pod count.
+    // they cannot exceed the pod count, so they are added to without an overflow check.
     let (mut ready, mut unready, mut missing) = (0_usize, 0_usize, 0_usize);
     let mut value_sum = Sum::default();
     let mut request_sum = Sum::default();
@@ -183,7 +208,7 @@ fn pod_pass<'a>(
             None => 0,
             Some((resource, _)) => match cached {
                 Some((containers, pod_level, milli))
-                    if core::ptr::eq(containers, pod.containers)
+                    if same_containers(containers, pod.containers, container.is_some())
                         && same_pod_level(pod_level, pod.requests) =>
                 {
                     milli
@@ -210,18 +235,18 @@ fn pod_pass<'a>(
             },
             None => (None, 0),
         };
-        match group_pod(pod, sample, &readiness) {
+        match group(pod, sample, &readiness) {
             PodGroup::Ready => {
-                ready = ready.saturating_add(1);
+                ready = ready.wrapping_add(1);
                 value_sum.add(value);
                 request_sum.add(request);
             }
             PodGroup::Unready => {
-                unready = unready.saturating_add(1);
+                unready = unready.wrapping_add(1);
                 pass.unready_requests.push(request);
             }
             PodGroup::Missing => {
-                missing = missing.saturating_add(1);
+                missing = missing.wrapping_add(1);
                 if let Some((_, fallback)) = requests {
                     pass.missing_requests.push(request);
                     pass.missing_fill.push(percent_of(request, fallback));

@@ -36,6 +36,49 @@ pub struct Readiness {
 
 /// Groups one pod (spec section 7). `sample` is the pod's sample for this metric, if any.
 pub fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) -> PodGroup {
+    group(pod, sample, &Grouping::new(rules))
+}
+
+/// [`Readiness`] with the initialization cutoff computed once per evaluation, so that the
+/// common pod (started long ago, Ready) costs a few compares.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Grouping {
+    cpu: bool,
+    /// Every pod is still initializing: `now - period` lies below every instant.
+    all_initializing: bool,
+    /// A pod that started after `now - period` (saturating) is still initializing.
+    init_cutoff: i64,
+    initial_readiness_delay: Duration,
+}
+
+impl Grouping {
+    pub(crate) fn new(rules: &Readiness) -> Self {
+        // `now < start + period` exactly is `start > now - period` exactly; below the i64
+        // range (period > 0) every start is after it, above it (period < 0, saturated to
+        // i64::MAX) none is.
+        let period = rules.cpu_initialization_period.0;
+        let (init_cutoff, all_initializing) = match rules.now.0.checked_sub(period) {
+            Some(t) => (t, false),
+            None => (i64::MAX, period > 0),
+        };
+        Grouping {
+            cpu: rules.cpu,
+            all_initializing,
+            init_cutoff,
+            initial_readiness_delay: rules.initial_readiness_delay,
+        }
+    }
+
+    /// The pod started less than the initialization period before now.
+    #[inline(always)]
+    fn initializing(&self, start: Instant) -> bool {
+        start.0 > self.init_cutoff || self.all_initializing
+    }
+}
+
+/// [`group_pod`] with the cutoff precomputed.
+#[inline(always)]
+pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping) -> PodGroup {
     if pod.deleted || pod.phase == PodPhase::Failed {
         return PodGroup::Ignored;
     }
@@ -45,15 +88,32 @@ pub fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) 
     let Some(sample) = sample else {
         return PodGroup::Missing;
     };
-    if rules.cpu && cpu_unready(pod, sample, rules) {
-        return PodGroup::Unready;
+    if rules.cpu {
+        // The common pod: Ready, started before the initialization period. Inline on 64-bit
+        // targets only: elsewhere the call below decides the same at a smaller code size.
+        if let (
+            Some(ReadyCondition {
+                status: ConditionStatus::True,
+                ..
+            }),
+            Some(start),
+        ) = (pod.ready, pod.start_time)
+        {
+            if cfg!(target_pointer_width = "64") && !rules.initializing(start) {
+                return PodGroup::Ready;
+            }
+        }
+        if cpu_unready(pod, sample, rules) {
+            return PodGroup::Unready;
+        }
     }
     PodGroup::Ready
 }
 
 /// The cpu readiness rule: unready while initializing unless a full window was collected
 /// since the pod became ready, and afterwards only if it never became ready.
-fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Readiness) -> bool {
+#[inline(never)]
+fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Grouping) -> bool {
     let (Some(ready), Some(start)) = (pod.ready, pod.start_time) else {
         return true;
     };
@@ -62,10 +122,7 @@ fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Readiness) -> bool {
         last_transition,
     } = ready;
     // Still within the initialization period: `start + period` is after `now`.
-    if rules
-        .now
-        .is_before_offset(start, rules.cpu_initialization_period)
-    {
+    if rules.initializing(start) {
         // An unset transition time lies before any time: its window ended long ago.
         status == ConditionStatus::False
             || last_transition.is_some_and(|t| sample.timestamp.is_before_offset(t, sample.window))
@@ -446,5 +503,40 @@ mod tests {
         let pod_level = [req("memory", 1)];
         let p = pod(&cs, Some(&pod_level));
         assert_eq!(pod_request(&p, None, "cpu"), Ok(2100));
+    }
+
+    #[test]
+    fn initialization_cutoff_matches_is_before_offset() {
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MIN / 2,
+            -60_000,
+            -1,
+            0,
+            1,
+            60_000,
+            i64::MAX / 2,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for now in edges {
+            for period in edges {
+                let rules = Readiness {
+                    cpu: true,
+                    cpu_initialization_period: Duration(period),
+                    initial_readiness_delay: Duration(0),
+                    now: Instant(now),
+                };
+                let g = Grouping::new(&rules);
+                for start in edges {
+                    assert_eq!(
+                        g.initializing(Instant(start)),
+                        Instant(now).is_before_offset(Instant(start), Duration(period)),
+                        "now {now} period {period} start {start}"
+                    );
+                }
+            }
+        }
     }
 }
