@@ -64,7 +64,9 @@ use hpa::tolerance::Tolerance;
 type Hist = History<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>;
 
 /// Mapping errors (a vector the runner cannot read) fail the case with this text.
-type R<T> = Result<T, String>;
+#[path = "support/case_json.rs"]
+mod case_json;
+use case_json::*;
 
 /// What one case came to.
 enum Outcome {
@@ -105,64 +107,8 @@ impl Diff {
 // ---------------------------------------------------------------------------------------------
 // JSON access (exact integers, decimal text for fractions) and leaking.
 
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
-fn leak_str(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
-
-fn get<'v>(v: &'v Value, key: &str) -> R<&'v Value> {
-    v.get(key).ok_or_else(|| format!("missing field `{key}`"))
-}
-
 fn is_null(v: &Value, key: &str) -> bool {
     v.get(key).is_none_or(Value::is_null)
-}
-
-fn int_value(x: &Value, what: &str) -> R<i64> {
-    x.as_i64()
-        .ok_or_else(|| format!("`{what}` is not an exact integer: {x}"))
-}
-
-fn int(v: &Value, key: &str) -> R<i64> {
-    int_value(get(v, key)?, key)
-}
-
-fn opt_int(v: &Value, key: &str) -> R<Option<i64>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => int_value(x, key).map(Some),
-    }
-}
-
-fn to_i32(x: i64, what: &str) -> R<i32> {
-    i32::try_from(x).map_err(|_| format!("`{what}` = {x} does not fit an int32"))
-}
-
-fn int32(v: &Value, key: &str) -> R<i32> {
-    to_i32(int(v, key)?, key)
-}
-
-fn opt_int32(v: &Value, key: &str) -> R<Option<i32>> {
-    opt_int(v, key)?.map(|x| to_i32(x, key)).transpose()
-}
-
-fn text(v: &'static Value, key: &str) -> R<&'static str> {
-    get(v, key)?
-        .as_str()
-        .ok_or_else(|| format!("`{key}` is not a string"))
-}
-
-fn opt_text(v: &'static Value, key: &str) -> R<Option<&'static str>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_str()
-            .map(Some)
-            .ok_or_else(|| format!("`{key}` is not a string")),
-    }
 }
 
 fn flag(v: &Value, key: &str) -> R<bool> {
@@ -181,13 +127,6 @@ fn opt_flag(v: &Value, key: &str) -> R<Option<bool>> {
     }
 }
 
-fn list(v: &'static Value, key: &str) -> R<&'static [Value]> {
-    get(v, key)?
-        .as_array()
-        .map(Vec::as_slice)
-        .ok_or_else(|| format!("`{key}` is not a list"))
-}
-
 fn opt_list(v: &'static Value, key: &str) -> R<Option<&'static [Value]>> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -195,22 +134,6 @@ fn opt_list(v: &'static Value, key: &str) -> R<Option<&'static [Value]>> {
             .as_array()
             .map(|a| Some(a.as_slice()))
             .ok_or_else(|| format!("`{key}` is not a list")),
-    }
-}
-
-fn obj(v: &'static Value, key: &str) -> R<&'static Map<String, Value>> {
-    get(v, key)?
-        .as_object()
-        .ok_or_else(|| format!("`{key}` is not an object"))
-}
-
-fn opt_obj(v: &'static Value, key: &str) -> R<Option<&'static Map<String, Value>>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_object()
-            .map(Some)
-            .ok_or_else(|| format!("`{key}` is not an object")),
     }
 }
 
@@ -268,42 +191,12 @@ fn tolerance(x: &Value, what: &str) -> R<Tolerance> {
     Tolerance::from_decimal(m, e).ok_or_else(|| format!("`{what}` is out of range"))
 }
 
-fn at(s: i64) -> Instant {
-    Instant(s.saturating_mul(1000))
-}
-
 fn secs(s: i64) -> Duration {
     Duration::from_secs(s)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Shared model pieces.
-
-fn phase(p: Option<&str>) -> R<PodPhase> {
-    Ok(match p {
-        Some("Running") => PodPhase::Running,
-        Some("Pending") => PodPhase::Pending,
-        Some("Succeeded") => PodPhase::Succeeded,
-        Some("Failed") => PodPhase::Failed,
-        // Go's empty phase is none of Pending/Failed, like Unknown.
-        Some("Unknown") | Some("") | None => PodPhase::Unknown,
-        Some(other) => return Err(format!("unknown pod phase {other:?}")),
-    })
-}
-
-fn condition_status(v: &Value) -> R<ConditionStatus> {
-    match v {
-        Value::Bool(true) => Ok(ConditionStatus::True),
-        Value::Bool(false) => Ok(ConditionStatus::False),
-        Value::String(s) => match s.as_str() {
-            "True" => Ok(ConditionStatus::True),
-            "False" => Ok(ConditionStatus::False),
-            "Unknown" => Ok(ConditionStatus::Unknown),
-            other => Err(format!("unknown condition status {other:?}")),
-        },
-        other => Err(format!("unknown condition status {other}")),
-    }
-}
 
 const CONDITION_TYPES: [ConditionType; 4] = [
     ConditionType::AbleToScale,
@@ -347,26 +240,6 @@ fn reason(s: &str) -> R<Reason> {
         .into_iter()
         .find(|r| r.as_str() == s)
         .ok_or_else(|| format!("condition reason {s:?} unknown to the engine"))
-}
-
-/// The rendering of a metric label selector used in upstream's messages (Go's `%+v` of a
-/// `*metav1.LabelSelector`). The engine only prints it; no case compares it.
-fn selector_text(sel: Option<&'static Value>) -> R<Option<&'static str>> {
-    let Some(sel) = sel.filter(|s| !s.is_null()) else {
-        return Ok(None);
-    };
-    let mut labels = String::new();
-    if let Some(m) = sel.get("matchLabels").or_else(|| sel.get("match_labels")) {
-        let m = m.as_object().ok_or("matchLabels is not an object")?;
-        let mut pairs: Vec<(&String, &Value)> = m.iter().collect();
-        pairs.sort_by(|a, b| a.0.cmp(b.0));
-        for (k, v) in pairs {
-            let _ = write!(labels, "{k}: {},", v.as_str().unwrap_or_default());
-        }
-    }
-    Ok(Some(leak_str(format!(
-        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{}},}}"
-    ))))
 }
 
 fn select_policy(s: &str) -> R<SelectPolicy> {
@@ -487,60 +360,12 @@ fn fixed_containers(
     Ok(leak(out))
 }
 
-fn usages(m: &'static Map<String, Value>) -> R<&'static [ContainerUsage<'static>]> {
-    let mut out = Vec::new();
-    for (k, v) in m {
-        out.push(ContainerUsage {
-            name: k.as_str(),
-            milli: int_value(v, k)?,
-        });
-    }
-    Ok(leak(out))
-}
-
 fn sum_usage(u: &[ContainerUsage<'_>]) -> i64 {
     u.iter().map(|c| c.milli).sum()
 }
 
 // ---------------------------------------------------------------------------------------------
 // replica_calc.json: `cases`.
-
-fn calc_metric_spec(m: &'static Value) -> R<&'static MetricSpec<'static>> {
-    let source = text(m, "source")?;
-    let name = text(m, "name")?;
-    let t = get(m, "target")?;
-    let target = match text(t, "type")? {
-        "Utilization" => MetricTarget::utilization(int32(t, "utilization_percent")?),
-        "AverageValue" => MetricTarget::average_value(Quantity::from_milli(int(t, "value_milli")?)),
-        "Value" => MetricTarget::value(Quantity::from_milli(int(t, "value_milli")?)),
-        other => return Err(format!("unknown target type {other:?}")),
-    };
-    let ident = MetricIdentifier {
-        name,
-        selector: selector_text(m.get("selector"))?,
-        selector_invalid: false,
-    };
-    let spec = match source {
-        "Resource" => MetricSpec::resource(name, target),
-        "ContainerResource" => MetricSpec::container_resource(name, text(m, "container")?, target),
-        "Pods" => MetricSpec::pods(ident, target),
-        "Object" => {
-            let d = get(m, "described_object")?;
-            MetricSpec::object(
-                CrossVersionObjectReference {
-                    kind: text(d, "kind")?,
-                    name: text(d, "name")?,
-                    api_version: text(d, "api_version")?,
-                },
-                ident,
-                target,
-            )
-        }
-        "External" => MetricSpec::external(ident, target),
-        other => return Err(format!("unknown metric source {other:?}")),
-    };
-    Ok(Box::leak(Box::new(spec)))
-}
 
 /// One pod's sample for the case's metric: Resource and Pods read `metric_milli` (null: no
 /// sample); ContainerResource reads `container_metrics_milli` (no entry: no sample; the

@@ -34,11 +34,13 @@ use hpa::spec::{
     CrossVersionObjectReference, HpaSpec, MetricIdentifier, MetricSourceType, MetricSpec,
     MetricTarget, MetricTargetType, PolicyType, ScalingRules, SelectPolicy,
 };
-use hpa::time::{Duration, Instant};
+use hpa::time::Duration;
 use hpa::tolerance::Tolerance;
 use serde_json::{Map, Value};
 
-type R<T> = Result<T, String>;
+#[path = "../../tests/support/case_json.rs"]
+mod case_json;
+use case_json::*;
 
 // ---------------------------------------------------------------------------------------------
 // Encoder
@@ -475,79 +477,6 @@ fn encode_traces(dir: &Path, enc: &mut Enc<'_>) -> R<Vec<u8>> {
 // ---------------------------------------------------------------------------------------------
 // Conformance cases (replica_calc.json), mapped as tests/conformance.rs maps them.
 
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
-}
-
-fn get<'v>(v: &'v Value, key: &str) -> R<&'v Value> {
-    v.get(key).ok_or_else(|| format!("missing field `{key}`"))
-}
-
-fn int_value(x: &Value, what: &str) -> R<i64> {
-    x.as_i64()
-        .ok_or_else(|| format!("`{what}` is not an exact integer: {x}"))
-}
-
-fn int(v: &Value, key: &str) -> R<i64> {
-    int_value(get(v, key)?, key)
-}
-
-fn opt_int(v: &Value, key: &str) -> R<Option<i64>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => int_value(x, key).map(Some),
-    }
-}
-
-fn int32(v: &Value, key: &str) -> R<i32> {
-    i32::try_from(int(v, key)?).map_err(|_| format!("`{key}` does not fit an int32"))
-}
-
-fn opt_int32(v: &Value, key: &str) -> R<Option<i32>> {
-    opt_int(v, key)?
-        .map(|x| i32::try_from(x).map_err(|_| format!("`{key}` does not fit an int32")))
-        .transpose()
-}
-
-fn text(v: &'static Value, key: &str) -> R<&'static str> {
-    get(v, key)?
-        .as_str()
-        .ok_or_else(|| format!("`{key}` is not a string"))
-}
-
-fn opt_text(v: &'static Value, key: &str) -> R<Option<&'static str>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_str()
-            .map(Some)
-            .ok_or_else(|| format!("`{key}` is not a string")),
-    }
-}
-
-fn list(v: &'static Value, key: &str) -> R<&'static [Value]> {
-    get(v, key)?
-        .as_array()
-        .map(Vec::as_slice)
-        .ok_or_else(|| format!("`{key}` is not a list"))
-}
-
-fn obj(v: &'static Value, key: &str) -> R<&'static Map<String, Value>> {
-    get(v, key)?
-        .as_object()
-        .ok_or_else(|| format!("`{key}` is not an object"))
-}
-
-fn opt_obj(v: &'static Value, key: &str) -> R<Option<&'static Map<String, Value>>> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_object()
-            .map(Some)
-            .ok_or_else(|| format!("`{key}` is not an object")),
-    }
-}
-
 /// A JSON number as an exact decimal `mantissa × 10^exp`, from its text.
 fn decimal(x: &Value, what: &str) -> R<(i128, i32)> {
     if !x.is_number() {
@@ -586,53 +515,6 @@ fn tolerance(x: &Value, what: &str) -> R<Tolerance> {
     Tolerance::from_decimal(m, e).ok_or_else(|| format!("`{what}` is out of range"))
 }
 
-fn at(s: i64) -> Instant {
-    Instant(s.saturating_mul(1000))
-}
-
-fn phase(p: Option<&str>) -> R<PodPhase> {
-    Ok(match p {
-        Some("Running") => PodPhase::Running,
-        Some("Pending") => PodPhase::Pending,
-        Some("Succeeded") => PodPhase::Succeeded,
-        Some("Failed") => PodPhase::Failed,
-        Some("Unknown") | Some("") | None => PodPhase::Unknown,
-        Some(other) => return Err(format!("unknown pod phase {other:?}")),
-    })
-}
-
-fn condition_status(v: &Value) -> R<ConditionStatus> {
-    match v {
-        Value::Bool(true) => Ok(ConditionStatus::True),
-        Value::Bool(false) => Ok(ConditionStatus::False),
-        Value::String(s) => match s.as_str() {
-            "True" => Ok(ConditionStatus::True),
-            "False" => Ok(ConditionStatus::False),
-            "Unknown" => Ok(ConditionStatus::Unknown),
-            other => Err(format!("unknown condition status {other:?}")),
-        },
-        other => Err(format!("unknown condition status {other}")),
-    }
-}
-
-fn selector_text(sel: Option<&'static Value>) -> R<Option<&'static str>> {
-    let Some(sel) = sel.filter(|s| !s.is_null()) else {
-        return Ok(None);
-    };
-    let mut labels = String::new();
-    if let Some(m) = sel.get("matchLabels").or_else(|| sel.get("match_labels")) {
-        let m = m.as_object().ok_or("matchLabels is not an object")?;
-        let mut pairs: Vec<(&String, &Value)> = m.iter().collect();
-        pairs.sort_by(|a, b| a.0.cmp(b.0));
-        for (k, v) in pairs {
-            let _ = write!(labels, "{k}: {},", v.as_str().unwrap_or_default());
-        }
-    }
-    Ok(Some(Box::leak(format!(
-        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{}},}}"
-    ).into_boxed_str())))
-}
-
 fn fixed_containers(
     requests: &'static Map<String, Value>,
     resource: &'static str,
@@ -659,54 +541,6 @@ fn fixed_containers(
         });
     }
     Ok(leak(out))
-}
-
-fn usages(m: &'static Map<String, Value>) -> R<&'static [ContainerUsage<'static>]> {
-    let mut out = Vec::new();
-    for (k, v) in m {
-        out.push(ContainerUsage {
-            name: k.as_str(),
-            milli: int_value(v, k)?,
-        });
-    }
-    Ok(leak(out))
-}
-
-fn calc_metric_spec(m: &'static Value) -> R<&'static MetricSpec<'static>> {
-    let source = text(m, "source")?;
-    let name = text(m, "name")?;
-    let t = get(m, "target")?;
-    let target = match text(t, "type")? {
-        "Utilization" => MetricTarget::utilization(int32(t, "utilization_percent")?),
-        "AverageValue" => MetricTarget::average_value(Quantity::from_milli(int(t, "value_milli")?)),
-        "Value" => MetricTarget::value(Quantity::from_milli(int(t, "value_milli")?)),
-        other => return Err(format!("unknown target type {other:?}")),
-    };
-    let ident = MetricIdentifier {
-        name,
-        selector: selector_text(m.get("selector"))?,
-        selector_invalid: false,
-    };
-    let spec = match source {
-        "Resource" => MetricSpec::resource(name, target),
-        "ContainerResource" => MetricSpec::container_resource(name, text(m, "container")?, target),
-        "Pods" => MetricSpec::pods(ident, target),
-        "Object" => {
-            let d = get(m, "described_object")?;
-            MetricSpec::object(
-                CrossVersionObjectReference {
-                    kind: text(d, "kind")?,
-                    name: text(d, "name")?,
-                    api_version: text(d, "api_version")?,
-                },
-                ident,
-                target,
-            )
-        }
-        "External" => MetricSpec::external(ident, target),
-        other => return Err(format!("unknown metric source {other:?}")),
-    };
-    Ok(Box::leak(Box::new(spec)))
 }
 
 fn calc_sample(p: &'static Value, source: &str) -> R<Option<Sample<'static>>> {
