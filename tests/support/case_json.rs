@@ -6,10 +6,12 @@
 
 use std::fmt::Write as _;
 
-use hpa::input::{ConditionStatus, ContainerUsage, PodPhase};
+use hpa::input::{ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase};
+use hpa::input::{ResourceRequest, Sample};
 use hpa::quantity::Quantity;
 use hpa::spec::{CrossVersionObjectReference, MetricIdentifier, MetricSpec, MetricTarget};
-use hpa::time::Instant;
+use hpa::time::{Duration, Instant};
+use hpa::tolerance::Tolerance;
 use serde_json::{Map, Value};
 
 /// A mapping result: the error names the field.
@@ -190,4 +192,100 @@ pub fn calc_metric_spec(m: &'static Value) -> R<&'static MetricSpec<'static>> {
         other => return Err(format!("unknown metric source {other:?}")),
     };
     Ok(Box::leak(Box::new(spec)))
+}
+
+/// A JSON number as an exact decimal `mantissa × 10^exp`, from its text (`0.34`, `2.0`, `8`,
+/// `1e-7`): serde_json prints a float as the shortest text that reads back to the same
+/// double, which is the decimal written in the file.
+pub fn decimal(x: &Value, what: &str) -> R<(i128, i32)> {
+    if !x.is_number() {
+        return Err(format!("`{what}` is not a number: {x}"));
+    }
+    let s = x.to_string();
+    let bad = || format!("`{what}` = {s} is not a plain decimal");
+    let (num, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().map_err(|_| bad())?),
+        None => (s.as_str(), 0),
+    };
+    let (neg, num) = match num.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, num),
+    };
+    let (int_part, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = format!("{int_part}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let mut mantissa: i128 = digits.parse().map_err(|_| bad())?;
+    let frac_len = i32::try_from(frac.len()).map_err(|_| bad())?;
+    let mut exp = exp.checked_sub(frac_len).ok_or_else(bad)?;
+    while mantissa != 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        exp += 1;
+    }
+    if mantissa == 0 {
+        exp = 0;
+    }
+    Ok((if neg { -mantissa } else { mantissa }, exp))
+}
+
+/// A tolerance flag value (`0.1`, `0.34`, `2.0`): the decimal, read as Go's flag parsing does.
+pub fn tolerance(x: &Value, what: &str) -> R<Tolerance> {
+    let (m, e) = decimal(x, what)?;
+    let m = u64::try_from(m).map_err(|_| format!("`{what}` is negative"))?;
+    Tolerance::from_decimal(m, e).ok_or_else(|| format!("`{what}` is out of range"))
+}
+
+/// Containers `container1`/`container2` (the harnesses' fixed pair, plus any other name the
+/// request map lists), each requesting `resource` as given (absent: no request).
+pub fn fixed_containers(
+    requests: &'static Map<String, Value>,
+    resource: &'static str,
+) -> R<&'static [Container<'static>]> {
+    let mut names: Vec<&'static str> = vec!["container1", "container2"];
+    for k in requests.keys() {
+        if !names.contains(&k.as_str()) {
+            names.push(k.as_str());
+        }
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let reqs: &'static [ResourceRequest<'static>] = match requests.get(name) {
+            Some(v) => leak(vec![ResourceRequest {
+                resource,
+                quantity: Quantity::from_milli(int_value(v, name)?),
+            }]),
+            None => &[],
+        };
+        out.push(Container {
+            name,
+            kind: ContainerKind::Regular,
+            requests: reqs,
+        });
+    }
+    Ok(leak(out))
+}
+
+/// One pod's sample for the case's metric: Resource and Pods read `metric_milli` (null: no
+/// sample); ContainerResource reads `container_metrics_milli` (no entry: no sample; the
+/// engine then looks the named container up in it).
+pub fn calc_sample(p: &'static Value, source: &str) -> R<Option<Sample<'static>>> {
+    let containers = match opt_obj(p, "container_metrics_milli")? {
+        Some(m) => usages(m)?,
+        None => &[],
+    };
+    let milli = opt_int(p, "metric_milli")?;
+    let present = match source {
+        "ContainerResource" => !containers.is_empty(),
+        _ => milli.is_some(),
+    };
+    if !present {
+        return Ok(None);
+    }
+    Ok(Some(Sample {
+        milli: milli.unwrap_or_else(|| containers.iter().map(|c| c.milli).sum()),
+        timestamp: at(int(p, "metric_timestamp_s")?),
+        window: Duration::from_secs(int(p, "metric_window_s")?),
+        containers,
+    }))
 }
