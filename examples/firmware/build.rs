@@ -5,7 +5,8 @@
 //! and the engine views it builds (`HpaSpec`, `Settings`, `Observation`) are what is encoded,
 //! field by field, so the firmware evaluates exactly the inputs the host evaluates. The
 //! conformance cases (`tests/conformance/replica_calc.json`) are mapped onto the engine's
-//! inputs as `tests/conformance.rs` maps them. Expected results come from the vectors
+//! inputs by the module `tests/conformance.rs` reads them with
+//! (`tests/support/case_json.rs`). Expected results come from the vectors
 //! (upstream's tests); for an expected error, whose message text the firmware does not render
 //! (no `core::fmt` on the target), the expectation is the error kind whose host rendering
 //! contains upstream's message.
