@@ -375,13 +375,15 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         if !cfg!(feature = "exact") && settings.arithmetic == Arithmetic::Exact {
             return Err(EvaluateError::ExactArithmeticUnavailable);
         }
-        if let Some(last) = self.last_evaluation.max(self.history.last_instant()) {
-            if obs.now < last {
-                return Err(EvaluateError::TimeWentBackwards {
-                    last: last.millis(),
-                    now: obs.now.millis(),
-                });
-            }
+        // `None` as the earliest instant, which no `now` is before: one i64 comparison
+        // instead of the ordering of two options.
+        let latest = |t: Option<Instant>| t.map_or(i64::MIN, Instant::millis);
+        let last = latest(self.last_evaluation).max(latest(self.history.last_instant()));
+        if obs.now.millis() < last {
+            return Err(EvaluateError::TimeWentBackwards {
+                last,
+                now: obs.now.millis(),
+            });
         }
         self.pending = None;
         self.last_evaluation = Some(obs.now);
