@@ -652,6 +652,10 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 
 /// `tolerancesForHpa` (spec section 11): the controller's tolerance, replaced per direction
 /// by the behavior's when HPAConfigurableTolerance is on.
+///
+/// Not inlined: called, it writes into the reconcile's `CalcContext` directly; inlined, the
+/// tolerances were built in a temporary and copied (three memcpy calls).
+#[inline(never)]
 pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
     // References first, one copy per direction at the end: a `Tolerance` is 24 bytes.
     let mut down = &settings.tolerance;
