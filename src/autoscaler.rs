@@ -403,7 +403,9 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         decision.normalization = None;
         decision.limited_by = LimitedBy::Nothing;
         decision.history_overflowed = false;
-        let desired = self.reconcile(hpa, settings, obs, decision);
+        // Asked once: both the reconcile (scale from zero) and the rescale (to zero) need it.
+        let object_or_external = hpa.has_object_or_external_metric();
+        let desired = self.reconcile(hpa, settings, obs, decision, object_or_external);
         if let Some(desired) = desired {
             decision.rescale = desired != current;
             decision.desired_replicas = desired;
@@ -417,11 +419,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                     record_event: u8::from(hpa.behavior().is_some()),
                     scaled_to_zero: if !gate {
                         SCALED_TO_ZERO_UNSET
-                    } else if current > 0
-                        && desired == 0
-                        && min == 0
-                        && hpa.has_object_or_external_metric()
-                    {
+                    } else if current > 0 && desired == 0 && min == 0 && object_or_external {
                         SCALED_TO_ZERO_TRUE
                     } else {
                         SCALED_TO_ZERO_FALSE
@@ -444,6 +442,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         settings: &Settings,
         obs: &Observation<'a>,
         decision: &mut Decision<'a>,
+        object_or_external: bool,
     ) -> Option<i32> {
         let now = obs.now;
         let current = obs.replicas;
@@ -463,7 +462,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             && conditions
                 .get(ConditionType::ScaledToZero)
                 .is_some_and(|c| c.status == ConditionStatus::True);
-        let from_zero = scaled_to_zero && hpa.has_object_or_external_metric();
+        let from_zero = scaled_to_zero && object_or_external;
 
         if current == 0 && !((min != 0 && scaled_to_zero) || from_zero) {
             conditions.set(
