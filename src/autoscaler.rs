@@ -556,17 +556,14 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             max,
             now,
         };
-        let normalized = match hpa.behavior() {
-            None => normalize::legacy(&mut self.history, settings, conditions, bounds, proposed),
-            Some(b) => normalize::with_behavior(
-                &mut self.history,
-                settings,
-                b,
-                conditions,
-                bounds,
-                proposed,
-            ),
-        };
+        let normalized = normalize::normalize(
+            &mut self.history,
+            settings,
+            hpa.behavior(),
+            conditions,
+            bounds,
+            proposed,
+        );
         let mut result = normalized.replicas;
         decision.stabilized = Some(normalized.stabilized);
         decision.normalization = Some(normalized.detail);
