@@ -167,8 +167,7 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
     conditions.set(ConditionType::AbleToScale, ConditionStatus::True, reason);
 
     let mut overflowed = stab.overflowed;
-    let mut rate_limit = None;
-    // The rate limit in the direction of travel (`true`: scale-up), if any.
+    // The behavior's rate limit in the direction of travel; the legacy scale-up limit.
     let step = match behavior {
         None => {
             // int32(max(factor * float64(current), minimum)): exact for integer factors, and
@@ -178,16 +177,13 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
                     .wrapping_mul(i64::from(b.current))
                     .max(i64::from(settings.legacy_scale_up_minimum)),
             );
-            if stabilized > b.current {
-                rate_limit = Some(RateLimit {
-                    scale_up: true,
-                    replicas: scale_up_limit,
-                    policy: None,
-                    period_start: b.current,
-                });
-            }
             // The legacy path limits scale-up only, whatever the direction.
-            Some((true, scale_up_limit))
+            Some(RateLimit {
+                scale_up: true,
+                replicas: scale_up_limit,
+                policy: None,
+                period_start: b.current,
+            })
         }
         Some(_) if stabilized == b.current => None,
         Some(behavior) => {
@@ -205,19 +201,22 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
             } else {
                 p.limit.min(b.current)
             };
-            rate_limit = Some(RateLimit {
+            Some(RateLimit {
                 scale_up: up,
                 replicas: limit,
                 policy: p.policy,
                 period_start: p.period_start,
-            });
-            Some((up, limit))
+            })
         }
     };
     let (replicas, limit) = match step {
         // The legacy path raises to minReplicas first, whatever the direction.
         _ if behavior.is_none() && stabilized < b.min => (b.min, Reason::TooFewReplicas),
-        Some((up, limit)) => {
+        Some(RateLimit {
+            scale_up: up,
+            replicas: limit,
+            ..
+        }) => {
             // The bound in the direction of travel: the rate limit, or max/min when tighter.
             let (bound, reason) = if up {
                 if b.max > limit {
@@ -252,7 +251,8 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
         detail: NormalizationDetail {
             stabilization_low: stab.low,
             stabilization_high: stab.high,
-            rate_limit,
+            // The legacy limit is reported when it applies: on the way up.
+            rate_limit: step.filter(|_| behavior.is_some() || stabilized > b.current),
         },
     }
 }
