@@ -270,11 +270,17 @@ fn period_start<const R: usize, const E: usize>(
         Duration::from_secs(i64::from(period_seconds)),
         direction,
     );
-    // Exact in 64 bits: the terms are i32.
-    let start = i64::from(current)
-        .saturating_sub(i64::from(changes.added))
-        .saturating_add(i64::from(changes.deleted));
-    (clamp_i32(start), changes.overflowed)
+    (
+        start_replicas(current, changes.added, changes.deleted),
+        changes.overflowed,
+    )
+}
+
+/// `current − added + deleted`, saturated to i32. `added` and `deleted` are sums of replica
+/// counts, in [0, i32::MAX]: their difference is exact in 32 bits, and one saturating addition
+/// clamps the exact result (no 64-bit arithmetic, long on a Cortex-M0).
+fn start_replicas(current: i32, added: i32, deleted: i32) -> i32 {
+    current.saturating_add(deleted.wrapping_sub(added))
 }
 
 /// A policy limit and where it came from.
@@ -370,4 +376,29 @@ pub fn scale_down_limit<const R: usize, const E: usize>(
 ) -> (i32, bool) {
     let l = policy_limit(history, rules, current, now, mode, false);
     (l.limit, l.overflowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 32-bit period start against the exact 64-bit expression.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn start_replicas_is_exact() {
+        let counts = [0, 1, 2, 1000, i32::MAX / 2, i32::MAX - 1, i32::MAX];
+        let currents = [i32::MIN, i32::MIN + 1, -5, 0, 3, i32::MAX - 1, i32::MAX];
+        for current in currents {
+            for added in counts {
+                for deleted in counts {
+                    let exact = i64::from(current) - i64::from(added) + i64::from(deleted);
+                    assert_eq!(
+                        start_replicas(current, added, deleted),
+                        clamp_i32(exact),
+                        "{current} {added} {deleted}"
+                    );
+                }
+            }
+        }
+    }
 }
