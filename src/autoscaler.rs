@@ -452,8 +452,8 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             ConditionStatus::True,
             Reason::SucceededGetScale,
         );
-        self.history
-            .seed(current, now, normalize::recommendation_retention(settings));
+        let retention = normalize::recommendation_retention(settings);
+        self.history.seed(current, now, retention);
 
         let min = hpa.min_replicas();
         let max = hpa.max_replicas();
@@ -563,6 +563,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             conditions,
             bounds,
             proposed,
+            retention,
         );
         let mut result = normalized.replicas;
         decision.stabilized = Some(normalized.stabilized);

@@ -106,7 +106,8 @@ pub fn legacy<const R: usize, const E: usize>(
     b: Bounds,
     desired: i32,
 ) -> Normalized {
-    normalize(history, settings, None, conditions, b, desired)
+    let retention = recommendation_retention(settings);
+    normalize(history, settings, None, conditions, b, desired, retention)
 }
 
 /// `normalizeDesiredReplicasWithBehaviors`: stabilization with both windows, then the
@@ -119,11 +120,21 @@ pub fn with_behavior<const R: usize, const E: usize>(
     b: Bounds,
     desired: i32,
 ) -> Normalized {
-    normalize(history, settings, Some(behavior), conditions, b, desired)
+    let retention = recommendation_retention(settings);
+    normalize(
+        history,
+        settings,
+        Some(behavior),
+        conditions,
+        b,
+        desired,
+        retention,
+    )
 }
 
 /// Both paths in one function, [`legacy`] without a behavior: they share the conditions and
-/// the result, and the reconcile makes one call.
+/// the result, and the reconcile makes one call. `retention` is
+/// [`recommendation_retention`], which the reconcile has computed already.
 #[inline(never)]
 pub(crate) fn normalize<const R: usize, const E: usize>(
     history: &mut History<R, E>,
@@ -132,8 +143,8 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
     conditions: &mut Conditions,
     b: Bounds,
     desired: i32,
+    retention: Duration,
 ) -> Normalized {
-    let retention = recommendation_retention(settings);
     let stab = match behavior {
         None => history.stabilize_legacy(
             desired,
