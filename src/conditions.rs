@@ -3,7 +3,7 @@
 //! The list keeps upstream's order: a condition is appended the first time it is set and
 //! updated in place afterwards; a condition a reconcile does not touch keeps its value.
 
-use core::fmt;
+use heapless::Vec;
 
 pub use crate::input::ConditionStatus;
 
@@ -143,85 +143,47 @@ pub struct Condition {
 }
 
 /// The conditions of an HPA status, in upstream's order.
-///
-/// The set conditions fill the slots from the front. Fixed slots rather than a `heapless::Vec`:
-/// a copy (each decision holds one) is three word moves on a Cortex-M0, not a loop, and no
-/// length is stored.
-#[derive(Clone, Default, PartialEq, Eq)]
-#[repr(align(4))]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Conditions {
-    list: [Option<Condition>; 4],
+    list: Vec<Condition, 4>,
 }
 
 impl Conditions {
     /// No condition set.
     pub const fn new() -> Self {
-        Conditions { list: [None; 4] }
+        Conditions { list: Vec::new() }
     }
 
     /// Sets a condition, appending it if it is not there yet.
     pub fn set(&mut self, type_: ConditionType, status: ConditionStatus, reason: Reason) {
-        // Its own slot, or else the first free one: the slots after it are free too.
-        if let Some(slot) = self
-            .list
-            .iter_mut()
-            .find(|slot| slot.is_none_or(|c| c.type_ == type_))
-        {
-            *slot = Some(Condition {
-                type_,
-                status,
-                reason,
-            });
+        let c = Condition {
+            type_,
+            status,
+            reason,
+        };
+        match self.list.iter_mut().find(|c| c.type_ == type_) {
+            Some(existing) => *existing = c,
+            // Cannot fail: there are four condition types and room for four.
+            None => {
+                let _ = self.list.push(c);
+            }
         }
     }
 
     /// Removes a condition.
     pub fn remove(&mut self, type_: ConditionType) {
-        let mut kept = [None; 4];
-        for (slot, c) in kept
-            .iter_mut()
-            .zip(self.iter().filter(|c| c.type_ != type_))
-        {
-            *slot = Some(*c);
-        }
-        self.list = kept;
+        self.list.retain(|c| c.type_ != type_);
     }
 
     /// The condition of this type, if set.
     pub fn get(&self, type_: ConditionType) -> Option<&Condition> {
-        self.iter().find(|c| c.type_ == type_)
+        self.list.iter().find(|c| c.type_ == type_)
     }
 
     /// The conditions in order.
     pub fn iter(&self) -> impl Iterator<Item = &Condition> {
-        self.list.iter().map_while(Option::as_ref)
-    }
-}
-
-/// As a list (the output of the former `heapless::Vec` field).
-impl fmt::Debug for Conditions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct List<'c>(&'c Conditions);
-        impl fmt::Debug for List<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_list().entries(self.0.iter()).finish()
-            }
-        }
-        f.debug_struct("Conditions")
-            .field("list", &List(self))
-            .finish()
-    }
-}
-
-#[cfg(feature = "defmt")]
-impl defmt::Format for Conditions {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        let mut list: heapless::Vec<Condition, 4> = heapless::Vec::new();
-        for c in self.iter() {
-            // Cannot fail: there are four slots.
-            let _ = list.push(*c);
-        }
-        defmt::write!(f, "Conditions {{ list: {} }}", list);
+        self.list.iter()
     }
 }
 
