@@ -375,13 +375,15 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         if !cfg!(feature = "exact") && settings.arithmetic == Arithmetic::Exact {
             return Err(EvaluateError::ExactArithmeticUnavailable);
         }
-        if let Some(last) = self.last_evaluation.max(self.history.last_instant()) {
-            if obs.now < last {
-                return Err(EvaluateError::TimeWentBackwards {
-                    last: last.millis(),
-                    now: obs.now.millis(),
-                });
-            }
+        // `None` as the earliest instant, which no `now` is before: one i64 comparison
+        // instead of the ordering of two options.
+        let latest = |t: Option<Instant>| t.map_or(i64::MIN, Instant::millis);
+        let last = latest(self.last_evaluation).max(latest(self.history.last_instant()));
+        if obs.now.millis() < last {
+            return Err(EvaluateError::TimeWentBackwards {
+                last,
+                now: obs.now.millis(),
+            });
         }
         self.pending = None;
         self.last_evaluation = Some(obs.now);
@@ -401,7 +403,9 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         decision.normalization = None;
         decision.limited_by = LimitedBy::Nothing;
         decision.history_overflowed = false;
-        let desired = self.reconcile(hpa, settings, obs, decision);
+        // Asked once: both the reconcile (scale from zero) and the rescale (to zero) need it.
+        let object_or_external = hpa.has_object_or_external_metric();
+        let desired = self.reconcile(hpa, settings, obs, decision, object_or_external);
         if let Some(desired) = desired {
             decision.rescale = desired != current;
             decision.desired_replicas = desired;
@@ -415,11 +419,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                     record_event: u8::from(hpa.behavior().is_some()),
                     scaled_to_zero: if !gate {
                         SCALED_TO_ZERO_UNSET
-                    } else if current > 0
-                        && desired == 0
-                        && min == 0
-                        && hpa.has_object_or_external_metric()
-                    {
+                    } else if current > 0 && desired == 0 && min == 0 && object_or_external {
                         SCALED_TO_ZERO_TRUE
                     } else {
                         SCALED_TO_ZERO_FALSE
@@ -442,6 +442,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         settings: &Settings,
         obs: &Observation<'a>,
         decision: &mut Decision<'a>,
+        object_or_external: bool,
     ) -> Option<i32> {
         let now = obs.now;
         let current = obs.replicas;
@@ -451,8 +452,8 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             ConditionStatus::True,
             Reason::SucceededGetScale,
         );
-        self.history
-            .seed(current, now, normalize::recommendation_retention(settings));
+        let retention = normalize::recommendation_retention(settings);
+        self.history.seed(current, now, retention);
 
         let min = hpa.min_replicas();
         let max = hpa.max_replicas();
@@ -461,7 +462,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             && conditions
                 .get(ConditionType::ScaledToZero)
                 .is_some_and(|c| c.status == ConditionStatus::True);
-        let from_zero = scaled_to_zero && hpa.has_object_or_external_metric();
+        let from_zero = scaled_to_zero && object_or_external;
 
         if current == 0 && !((min != 0 && scaled_to_zero) || from_zero) {
             conditions.set(
@@ -555,17 +556,15 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             max,
             now,
         };
-        let normalized = match hpa.behavior() {
-            None => normalize::legacy(&mut self.history, settings, conditions, bounds, proposed),
-            Some(b) => normalize::with_behavior(
-                &mut self.history,
-                settings,
-                b,
-                conditions,
-                bounds,
-                proposed,
-            ),
-        };
+        let normalized = normalize::normalize(
+            &mut self.history,
+            settings,
+            hpa.behavior(),
+            conditions,
+            bounds,
+            proposed,
+            retention,
+        );
         let mut result = normalized.replicas;
         decision.stabilized = Some(normalized.stabilized);
         decision.normalization = Some(normalized.detail);
@@ -650,6 +649,10 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 
 /// `tolerancesForHpa` (spec section 11): the controller's tolerance, replaced per direction
 /// by the behavior's when HPAConfigurableTolerance is on.
+///
+/// Not inlined: called, it writes into the reconcile's `CalcContext` directly; inlined, the
+/// tolerances were built in a temporary and copied (three memcpy calls).
+#[inline(never)]
 pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
     // References first, one copy per direction at the end: a `Tolerance` is 24 bytes.
     let mut down = &settings.tolerance;

@@ -186,3 +186,83 @@ impl Conditions {
         self.list.iter()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::format;
+
+    /// Upstream's order through updates and removals, and the list-shaped `Debug` output.
+    #[test]
+    fn order_and_debug() {
+        let mut c = Conditions::new();
+        c.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::False,
+            Reason::NotScaledToZero,
+        );
+        c.set(
+            ConditionType::AbleToScale,
+            ConditionStatus::True,
+            Reason::SucceededGetScale,
+        );
+        c.set(
+            ConditionType::ScalingActive,
+            ConditionStatus::True,
+            Reason::ValidMetricFound,
+        );
+        c.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::True,
+            Reason::ScaledToZero,
+        );
+        let types = |c: &Conditions| c.iter().map(|c| c.type_).collect::<std::vec::Vec<_>>();
+        assert_eq!(
+            types(&c),
+            [
+                ConditionType::ScaledToZero,
+                ConditionType::AbleToScale,
+                ConditionType::ScalingActive
+            ]
+        );
+        assert_eq!(
+            c.get(ConditionType::ScaledToZero).map(|c| c.reason),
+            Some(Reason::ScaledToZero)
+        );
+        c.remove(ConditionType::ScaledToZero);
+        c.remove(ConditionType::ScalingLimited);
+        assert_eq!(
+            types(&c),
+            [ConditionType::AbleToScale, ConditionType::ScalingActive]
+        );
+        assert_eq!(c.get(ConditionType::ScaledToZero), None);
+        c.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::False,
+            Reason::NotScaledToZero,
+        );
+        c.set(
+            ConditionType::ScalingLimited,
+            ConditionStatus::False,
+            Reason::DesiredWithinRange,
+        );
+        assert_eq!(c.iter().count(), 4);
+        let mut d = Conditions::new();
+        d.clone_from(&c);
+        assert_eq!(d, c);
+        c.remove(ConditionType::AbleToScale);
+        assert_ne!(d, c);
+        assert_eq!(
+            format!("{:?}", c),
+            "Conditions { list: [Condition { type_: ScalingActive, status: True, reason: \
+             ValidMetricFound }, Condition { type_: ScaledToZero, status: False, reason: \
+             NotScaledToZero }, Condition { type_: ScalingLimited, status: False, reason: \
+             DesiredWithinRange }] }"
+        );
+        assert_eq!(
+            format!("{:?}", Conditions::new()),
+            "Conditions { list: [] }"
+        );
+    }
+}

@@ -99,7 +99,6 @@ fn set_limited(conditions: &mut Conditions, limited: bool, reason: Reason) {
 }
 
 /// `normalizeDesiredReplicas`: the legacy path for HPAs without `behavior`.
-#[inline(never)]
 pub fn legacy<const R: usize, const E: usize>(
     history: &mut History<R, E>,
     settings: &Settings,
@@ -107,62 +106,12 @@ pub fn legacy<const R: usize, const E: usize>(
     b: Bounds,
     desired: i32,
 ) -> Normalized {
-    let stab = history.stabilize_legacy(
-        desired,
-        b.current,
-        b.now,
-        settings.downscale_stabilization_window,
-        recommendation_retention(settings),
-    );
-    let stabilized = stab.replicas;
-    let reason = if stabilized != desired {
-        Reason::ScaleDownStabilized
-    } else {
-        Reason::ReadyForNewScale
-    };
-    conditions.set(ConditionType::AbleToScale, ConditionStatus::True, reason);
-
-    // int32(max(factor * float64(current), minimum)): exact for integer factors, and in
-    // 64 bits (a product of two i32 cannot overflow an i64).
-    let scale_up_limit = clamp_i32(
-        i64::from(settings.legacy_scale_up_factor)
-            .wrapping_mul(i64::from(b.current))
-            .max(i64::from(settings.legacy_scale_up_minimum)),
-    );
-    let (ceiling, ceiling_reason) = if b.max > scale_up_limit {
-        (scale_up_limit, Reason::ScaleUpLimit)
-    } else {
-        (b.max, Reason::TooManyReplicas)
-    };
-    let (replicas, limit) = if stabilized < b.min {
-        (b.min, Reason::TooFewReplicas)
-    } else if stabilized > ceiling {
-        (ceiling, ceiling_reason)
-    } else {
-        (stabilized, Reason::DesiredWithinRange)
-    };
-    set_limited(conditions, replicas != stabilized, limit);
-    Normalized {
-        stabilized,
-        replicas,
-        limit,
-        overflowed: stab.overflowed,
-        detail: NormalizationDetail {
-            stabilization_low: stab.low,
-            stabilization_high: stab.high,
-            rate_limit: (stabilized > b.current).then_some(RateLimit {
-                scale_up: true,
-                replicas: scale_up_limit,
-                policy: None,
-                period_start: b.current,
-            }),
-        },
-    }
+    let retention = recommendation_retention(settings);
+    normalize(history, settings, None, conditions, b, desired, retention)
 }
 
 /// `normalizeDesiredReplicasWithBehaviors`: stabilization with both windows, then the
 /// policy rate limits and min/max in the direction of travel.
-#[inline(never)]
 pub fn with_behavior<const R: usize, const E: usize>(
     history: &mut History<R, E>,
     settings: &Settings,
@@ -171,80 +120,138 @@ pub fn with_behavior<const R: usize, const E: usize>(
     b: Bounds,
     desired: i32,
 ) -> Normalized {
-    let up_window = Duration::from_secs(i64::from(
-        behavior.scale_up.stabilization_window_seconds.unwrap_or(0),
-    ));
-    // The controller substitutes its flag, truncated to whole seconds (trace rule 15).
-    let down_window = Duration::from_secs(behavior.scale_down.stabilization_window_seconds.map_or(
-        settings.downscale_stabilization_window.whole_secs(),
-        i64::from,
-    ));
-    let stab = history.stabilize_behavior(
+    let retention = recommendation_retention(settings);
+    normalize(
+        history,
+        settings,
+        Some(behavior),
+        conditions,
+        b,
         desired,
-        b.current,
-        b.now,
-        up_window,
-        down_window,
-        recommendation_retention(settings),
-    );
+        retention,
+    )
+}
+
+/// Both paths in one function, [`legacy`] without a behavior: they share the conditions and
+/// the result, and the reconcile makes one call. `retention` is
+/// [`recommendation_retention`], which the reconcile has computed already.
+#[inline(never)]
+pub(crate) fn normalize<const R: usize, const E: usize>(
+    history: &mut History<R, E>,
+    settings: &Settings,
+    behavior: Option<&ResolvedBehavior<'_>>,
+    conditions: &mut Conditions,
+    b: Bounds,
+    desired: i32,
+    retention: Duration,
+) -> Normalized {
+    let stab = match behavior {
+        None => history.stabilize_legacy(
+            desired,
+            b.current,
+            b.now,
+            settings.downscale_stabilization_window,
+            retention,
+        ),
+        Some(behavior) => {
+            let up_window = Duration::from_secs(i64::from(
+                behavior.scale_up.stabilization_window_seconds.unwrap_or(0),
+            ));
+            // The controller substitutes its flag, truncated to whole seconds (trace rule 15).
+            let down_window =
+                Duration::from_secs(behavior.scale_down.stabilization_window_seconds.map_or(
+                    settings.downscale_stabilization_window.whole_secs(),
+                    i64::from,
+                ));
+            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window, retention)
+        }
+    };
     let stabilized = stab.replicas;
+    // The legacy path only holds scale-downs back.
     let reason = if stabilized == desired {
         Reason::ReadyForNewScale
-    } else if desired >= b.current {
+    } else if behavior.is_some() && desired >= b.current {
         Reason::ScaleUpStabilized
     } else {
         Reason::ScaleDownStabilized
     };
     conditions.set(ConditionType::AbleToScale, ConditionStatus::True, reason);
 
-    let mode = settings.arithmetic;
     let mut overflowed = stab.overflowed;
-    let mut rate_limit = None;
-    let (replicas, limit) = if stabilized == b.current {
-        (stabilized, Reason::DesiredWithinRange)
-    } else {
-        // One direction of travel: its policies, never past `current` the other way.
-        let up = stabilized > b.current;
-        let rules = if up {
-            &behavior.scale_up
-        } else {
-            &behavior.scale_down
-        };
-        let p = policy_limit(history, rules, b.current, b.now, mode, up);
-        overflowed |= p.overflowed;
-        let limit = if up {
-            p.limit.max(b.current)
-        } else {
-            p.limit.min(b.current)
-        };
-        rate_limit = Some(RateLimit {
+    // The behavior's rate limit in the direction of travel; the legacy scale-up limit.
+    let step = match behavior {
+        None => {
+            // int32(max(factor * float64(current), minimum)): exact for integer factors, and
+            // in 64 bits (a product of two i32 cannot overflow an i64).
+            let scale_up_limit = clamp_i32(
+                i64::from(settings.legacy_scale_up_factor)
+                    .wrapping_mul(i64::from(b.current))
+                    .max(i64::from(settings.legacy_scale_up_minimum)),
+            );
+            // The legacy path limits scale-up only, whatever the direction.
+            Some(RateLimit {
+                scale_up: true,
+                replicas: scale_up_limit,
+                policy: None,
+                period_start: b.current,
+            })
+        }
+        Some(_) if stabilized == b.current => None,
+        Some(behavior) => {
+            // One direction of travel: its policies, never past `current` the other way.
+            let up = stabilized > b.current;
+            let rules = if up {
+                &behavior.scale_up
+            } else {
+                &behavior.scale_down
+            };
+            let p = policy_limit(history, rules, b.current, b.now, settings.arithmetic, up);
+            overflowed |= p.overflowed;
+            let limit = if up {
+                p.limit.max(b.current)
+            } else {
+                p.limit.min(b.current)
+            };
+            Some(RateLimit {
+                scale_up: up,
+                replicas: limit,
+                policy: p.policy,
+                period_start: p.period_start,
+            })
+        }
+    };
+    let (replicas, limit) = match step {
+        // The legacy path raises to minReplicas first, whatever the direction.
+        _ if behavior.is_none() && stabilized < b.min => (b.min, Reason::TooFewReplicas),
+        Some(RateLimit {
             scale_up: up,
             replicas: limit,
-            policy: p.policy,
-            period_start: p.period_start,
-        });
-        // The bound in the direction of travel: the rate limit, or max/min when tighter.
-        let (bound, reason) = if up {
-            if b.max > limit {
-                (limit, Reason::ScaleUpLimit)
+            ..
+        }) => {
+            // The bound in the direction of travel: the rate limit, or max/min when tighter.
+            let (bound, reason) = if up {
+                if b.max > limit {
+                    (limit, Reason::ScaleUpLimit)
+                } else {
+                    (b.max, Reason::TooManyReplicas)
+                }
+            } else if b.min < limit {
+                (limit, Reason::ScaleDownLimit)
             } else {
-                (b.max, Reason::TooManyReplicas)
+                (b.min, Reason::TooFewReplicas)
+            };
+            let beyond = if up {
+                stabilized > bound
+            } else {
+                stabilized < bound
+            };
+            if beyond {
+                (bound, reason)
+            } else {
+                (stabilized, Reason::DesiredWithinRange)
             }
-        } else if b.min < limit {
-            (limit, Reason::ScaleDownLimit)
-        } else {
-            (b.min, Reason::TooFewReplicas)
-        };
-        let beyond = if up {
-            stabilized > bound
-        } else {
-            stabilized < bound
-        };
-        if beyond {
-            (bound, reason)
-        } else {
-            (stabilized, Reason::DesiredWithinRange)
         }
+        None => (stabilized, Reason::DesiredWithinRange),
     };
     set_limited(conditions, replicas != stabilized, limit);
     Normalized {
@@ -255,7 +262,8 @@ pub fn with_behavior<const R: usize, const E: usize>(
         detail: NormalizationDetail {
             stabilization_low: stab.low,
             stabilization_high: stab.high,
-            rate_limit,
+            // The legacy limit is reported when it applies: on the way up.
+            rate_limit: step.filter(|_| behavior.is_some() || stabilized > b.current),
         },
     }
 }
@@ -273,11 +281,17 @@ fn period_start<const R: usize, const E: usize>(
         Duration::from_secs(i64::from(period_seconds)),
         direction,
     );
-    // Exact in 64 bits: the terms are i32.
-    let start = i64::from(current)
-        .saturating_sub(i64::from(changes.added))
-        .saturating_add(i64::from(changes.deleted));
-    (clamp_i32(start), changes.overflowed)
+    (
+        start_replicas(current, changes.added, changes.deleted),
+        changes.overflowed,
+    )
+}
+
+/// `current − added + deleted`, saturated to i32. `added` and `deleted` are sums of replica
+/// counts, in [0, i32::MAX]: their difference is exact in 32 bits, and one saturating addition
+/// clamps the exact result (no 64-bit arithmetic, long on a Cortex-M0).
+fn start_replicas(current: i32, added: i32, deleted: i32) -> i32 {
+    current.saturating_add(deleted.wrapping_sub(added))
 }
 
 /// A policy limit and where it came from.
@@ -373,4 +387,29 @@ pub fn scale_down_limit<const R: usize, const E: usize>(
 ) -> (i32, bool) {
     let l = policy_limit(history, rules, current, now, mode, false);
     (l.limit, l.overflowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 32-bit period start against the exact 64-bit expression.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)]
+    fn start_replicas_is_exact() {
+        let counts = [0, 1, 2, 1000, i32::MAX / 2, i32::MAX - 1, i32::MAX];
+        let currents = [i32::MIN, i32::MIN + 1, -5, 0, 3, i32::MAX - 1, i32::MAX];
+        for current in currents {
+            for added in counts {
+                for deleted in counts {
+                    let exact = i64::from(current) - i64::from(added) + i64::from(deleted);
+                    assert_eq!(
+                        start_replicas(current, added, deleted),
+                        clamp_i32(exact),
+                        "{current} {added} {deleted}"
+                    );
+                }
+            }
+        }
+    }
 }
