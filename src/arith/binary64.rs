@@ -96,17 +96,15 @@ const POW10NEGTAB32: [u64; 11] = [
     0x00000000000007E8,
 ];
 
-/// A decoded operand.
-#[derive(Clone, Copy)]
-enum Class {
-    /// Any NaN.
-    Nan,
-    /// An infinity with the given sign (`true` = negative).
-    Inf(bool),
-    /// A zero with the given sign.
-    Zero(bool),
-    /// `(-1)^sign × mant × 2^exp`, `mant` nonzero and below `2^53`.
-    Finite { sign: bool, mant: u64, exp: i32 },
+/// The operation of [`F64::binop`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// `+`.
+    Add,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
 }
 
 /// 32-bit limbs for [`F64::from_decimal`]: the largest operands are
@@ -170,35 +168,28 @@ impl F64 {
         F64(self.0 ^ SIGN)
     }
 
-    /// Decodes into a [`Class`].
-    fn class(self) -> Class {
-        let sign = self.is_sign_negative();
-        let biased = (self.0 >> 52) & EXP_MASK;
-        let frac = self.0 & FRAC_MASK;
-        if biased == EXP_MASK {
-            if frac == 0 {
-                Class::Inf(sign)
-            } else {
-                Class::Nan
-            }
-        } else if biased == 0 {
-            if frac == 0 {
-                Class::Zero(sign)
-            } else {
-                Class::Finite {
-                    sign,
-                    mant: frac,
-                    exp: -1074,
-                }
-            }
-        } else {
-            Class::Finite {
-                sign,
-                mant: frac | HIDDEN,
-                // biased in 1..=2046, so this is in -1074..=971.
-                exp: (biased as i32).wrapping_sub(1075),
-            }
+    /// The magnitude of a finite value as `mant × 2^exp`, `mant` normalised to
+    /// `[2^52, 2^53)` (subnormals too), or `0` for a zero (whose `exp` is then below every
+    /// nonzero value's).
+    fn unpack(self) -> (u64, i32) {
+        let biased = ((self.0 >> 52) & EXP_MASK) as i32;
+        let mut mant = self.0 & FRAC_MASK;
+        if biased != 0 {
+            // biased in 1..=2047: exp in -1074..=972.
+            return (mant | HIDDEN, biased.wrapping_sub(1075));
         }
+        if mant == 0 {
+            // Normalised subnormals reach down to 2^52 × 2^-1126.
+            return (0, -1127);
+        }
+        // A subnormal, shifted a bit at a time (a loop is smaller than a 64-bit
+        // leading-zero count on a Cortex-M0, and subnormals are rare).
+        let mut exp: i32 = -1074;
+        while mant & HIDDEN == 0 {
+            mant <<= 1;
+            exp = exp.wrapping_sub(1);
+        }
+        (mant, exp)
     }
 
     /// Signed zero.
@@ -302,66 +293,7 @@ impl F64 {
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn add(self, other: F64) -> F64 {
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(a), Class::Inf(b)) => {
-                if a == b {
-                    F64::inf_signed(a)
-                } else {
-                    F64::NAN
-                }
-            }
-            (Class::Inf(a), _) | (_, Class::Inf(a)) => F64::inf_signed(a),
-            (Class::Zero(a), Class::Zero(b)) => F64::zero_signed(a && b),
-            (Class::Zero(_), _) => other,
-            (_, Class::Zero(_)) => self,
-            (
-                Class::Finite {
-                    sign: sa,
-                    mant: ma,
-                    exp: ea,
-                },
-                Class::Finite {
-                    sign: sb,
-                    mant: mb,
-                    exp: eb,
-                },
-            ) => {
-                // Order so that `a` has the larger exponent.
-                let ((sa, ma, ea), (sb, mb, eb)) = if ea >= eb {
-                    ((sa, ma, ea), (sb, mb, eb))
-                } else {
-                    ((sb, mb, eb), (sa, ma, ea))
-                };
-                // Work in units of 2^(ea - 10): a is ma << 10 (< 2^63).
-                let a = ma << 10;
-                let diff = ea.wrapping_sub(eb).unsigned_abs(); // >= 0, <= 2045
-                let b = if diff <= 10 {
-                    mb.wrapping_shl(10u32.wrapping_sub(diff))
-                } else {
-                    // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
-                    // `a >= 2^62` (a normal number: eb >= -1074 puts ea above the subnormal
-                    // exponent), so the rounding position stays at least 8 bits above the
-                    // jam bit, where a nonzero jam bit stands for any nonzero tail.
-                    let r = diff.wrapping_sub(10);
-                    let kept = mb.checked_shr(r).unwrap_or(0);
-                    let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
-                    kept | u64::from(lost != 0)
-                };
-                let (sign, mant) = if sa == sb {
-                    // a, b < 2^63: no overflow.
-                    (sa, a.wrapping_add(b))
-                } else if a > b {
-                    (sa, a.wrapping_sub(b))
-                } else if b > a {
-                    (sb, b.wrapping_sub(a))
-                } else {
-                    // Exact cancellation: +0 in round-to-nearest.
-                    return F64::ZERO;
-                };
-                F64::round_pack(sign, mant, ea.wrapping_sub(10), false)
-            }
-        }
+        self.binop(other, Op::Add)
     }
 
     /// `self - other`, correctly rounded.
@@ -375,75 +307,114 @@ impl F64 {
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn mul(self, other: F64) -> F64 {
-        let sign = self.is_sign_negative() != other.is_sign_negative();
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(_), Class::Zero(_)) | (Class::Zero(_), Class::Inf(_)) => F64::NAN,
-            (Class::Inf(_), _) | (_, Class::Inf(_)) => F64::inf_signed(sign),
-            (Class::Zero(_), _) | (_, Class::Zero(_)) => F64::zero_signed(sign),
-            (
-                Class::Finite {
-                    mant: ma, exp: ea, ..
-                },
-                Class::Finite {
-                    mant: mb, exp: eb, ..
-                },
-            ) => {
-                // Normalise both significands to [2^52, 2^53): the product lies in
-                // [2^104, 2^106), and its top 64 bits (all but the low 42) keep at least 62
-                // significant bits, the rest folding into the sticky flag.
-                let la = ma.leading_zeros().wrapping_sub(11);
-                let lb = mb.leading_zeros().wrapping_sub(11);
-                let (hi, lo) = mul_wide(ma.wrapping_shl(la), mb.wrapping_shl(lb));
-                let exp2 = ea
-                    .wrapping_add(eb)
-                    .wrapping_sub(la.wrapping_add(lb) as i32)
-                    .wrapping_add(42);
-                F64::round_pack(sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
-            }
-        }
+        self.binop(other, Op::Mul)
     }
 
     /// `self / other`, correctly rounded.
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn div(self, other: F64) -> F64 {
-        let sign = self.is_sign_negative() != other.is_sign_negative();
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(_), Class::Inf(_)) | (Class::Zero(_), Class::Zero(_)) => F64::NAN,
-            (Class::Inf(_), _) | (_, Class::Zero(_)) => F64::inf_signed(sign),
-            (_, Class::Inf(_)) | (Class::Zero(_), _) => F64::zero_signed(sign),
-            (
-                Class::Finite {
-                    mant: ma, exp: ea, ..
-                },
-                Class::Finite {
-                    mant: mb, exp: eb, ..
-                },
-            ) => {
-                // Normalise both significands to [2^52, 2^53).
-                let la = ma.leading_zeros().wrapping_sub(11);
-                let lb = mb.leading_zeros().wrapping_sub(11);
-                let ma = ma.wrapping_shl(la);
-                let mb = mb.wrapping_shl(lb);
-                let ea = ea.wrapping_sub(la as i32);
-                let eb = eb.wrapping_sub(lb as i32);
-                // q = floor(ma × 2^63 / mb) lies in (2^62, 2^64).
-                let (q, r) = div_mant(ma, mb);
-                let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
-                F64::round_pack(sign, q, exp2, r != 0)
-            }
-        }
+        self.binop(other, Op::Div)
     }
 
-    /// A key whose unsigned order is the IEEE order of non-NaN values (with `-0 < +0`).
-    const fn order_key(self) -> u64 {
-        if self.0 & SIGN != 0 {
-            !self.0
-        } else {
-            self.0 | SIGN
+    /// The three operations in one body: they share the decoding, the special cases and the
+    /// final rounding (one copy of each is about a third of the code of three functions on a
+    /// Cortex-M0). Zeros take the finite path wherever it gives their IEEE result.
+    #[inline(never)]
+    fn binop(self, other: F64, op: Op) -> F64 {
+        let (a, b) = (self, other);
+        // The sign of a product or quotient.
+        let sign = (a.0 ^ b.0) & SIGN != 0;
+        if a.is_nan() || b.is_nan() {
+            return F64::NAN;
         }
+        let (a_inf, b_inf) = (a.is_infinite(), b.is_infinite());
+        if a_inf || b_inf {
+            return match op {
+                // Inf - Inf is NaN; otherwise the infinity wins, with its sign.
+                Op::Add if a_inf && b_inf && a != b => F64::NAN,
+                Op::Add if a_inf => a,
+                Op::Add => b,
+                Op::Mul if a.is_zero() || b.is_zero() => F64::NAN,
+                Op::Mul => F64::inf_signed(sign),
+                Op::Div if a_inf && b_inf => F64::NAN,
+                Op::Div if a_inf => F64::inf_signed(sign),
+                Op::Div => F64::zero_signed(sign),
+            };
+        }
+        if op == Op::Div && b.is_zero() {
+            return if a.is_zero() {
+                F64::NAN
+            } else {
+                F64::inf_signed(sign)
+            };
+        }
+        let (ma, ea) = a.unpack();
+        let (mb, eb) = b.unpack();
+        let (sign, mant, exp2, sticky) = match op {
+            Op::Add => {
+                // Order so that `a` has the larger exponent.
+                let (sa, sb) = (a.is_sign_negative(), b.is_sign_negative());
+                let ((sa, ma, ea), (sb, mb, eb)) = if ea >= eb {
+                    ((sa, ma, ea), (sb, mb, eb))
+                } else {
+                    ((sb, mb, eb), (sa, ma, ea))
+                };
+                // Work in units of 2^(ea - 10): a is ma << 10 (< 2^63).
+                let a = ma << 10;
+                let diff = ea.wrapping_sub(eb).unsigned_abs(); // below 2^11
+                let b = if diff <= 10 {
+                    mb.wrapping_shl(10u32.wrapping_sub(diff))
+                } else {
+                    // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
+                    // `a >= 2^62` (b is nonzero or a zero, whose exponent is the lowest), so
+                    // the rounding position stays at least 8 bits above the jam bit, where a
+                    // nonzero jam bit stands for any nonzero tail.
+                    let r = diff.wrapping_sub(10);
+                    let kept = mb.checked_shr(r).unwrap_or(0);
+                    let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
+                    kept | u64::from(lost != 0)
+                };
+                let exp2 = ea.wrapping_sub(10);
+                if sa == sb {
+                    // a, b < 2^63: no overflow; -0 + -0 keeps its sign.
+                    (sa, a.wrapping_add(b), exp2, false)
+                } else {
+                    // An exact cancellation is +0 in round-to-nearest.
+                    (
+                        if a > b { sa } else { sb && a != b },
+                        a.abs_diff(b),
+                        exp2,
+                        false,
+                    )
+                }
+            }
+            Op::Mul => {
+                // Significands in [2^52, 2^53) (or 0): the product lies in [2^104, 2^106),
+                // and its top 64 bits (all but the low 42) keep at least 62 significant bits,
+                // the rest folding into the sticky flag. A zero gives a signed zero.
+                let (hi, lo) = mul_wide(ma, mb);
+                let exp2 = ea.wrapping_add(eb).wrapping_add(42);
+                (sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
+            }
+            Op::Div => {
+                // mb is nonzero here; q = floor(ma × 2^63 / mb) lies in (2^62, 2^64), or is 0
+                // for a zero dividend (a signed zero).
+                let (q, r) = div_mant(ma, mb);
+                let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
+                (sign, q, exp2, r != 0)
+            }
+        };
+        F64::round_pack(sign, mant, exp2, sticky)
+    }
+
+    /// A key whose signed order is the IEEE order of non-NaN values: the sign-magnitude
+    /// pattern read as two's complement, so `-0` and `+0` share the key 0.
+    const fn order_key(self) -> i64 {
+        let bits = self.0 as i64;
+        // 0 for positive values, -1 for negative ones: (m ^ s) - s is -m for those.
+        let s = bits >> 63;
+        ((bits & i64::MAX) ^ s).wrapping_sub(s)
     }
 
     /// IEEE comparison; `None` when either operand is NaN. `-0` equals `+0`.
@@ -451,8 +422,6 @@ impl F64 {
     pub fn partial_cmp_value(self, other: F64) -> Option<Ordering> {
         if self.is_nan() || other.is_nan() {
             None
-        } else if self.is_zero() && other.is_zero() {
-            Some(Ordering::Equal)
         } else {
             Some(self.order_key().cmp(&other.order_key()))
         }
@@ -554,44 +523,24 @@ impl F64 {
     /// `self as i64`: truncates toward zero, saturates at the `i64` range, NaN gives `0`.
     #[must_use]
     pub fn to_i64_saturating(self) -> i64 {
-        match self.class() {
-            Class::Nan | Class::Zero(_) => 0,
-            Class::Inf(neg) => {
-                if neg {
-                    i64::MIN
-                } else {
-                    i64::MAX
-                }
-            }
-            Class::Finite { sign, mant, exp } => {
-                let mag: u64 = if exp >= 0 {
-                    if exp >= 11 {
-                        // mant >= 1 and mant × 2^exp >= 2^63 whenever mant >= 2^52; for
-                        // smaller (subnormal) mant exp is negative, so this saturates.
-                        u64::MAX
-                    } else {
-                        mant.wrapping_shl(exp.unsigned_abs())
-                    }
-                } else {
-                    let s = exp.unsigned_abs();
-                    if s >= 64 {
-                        0
-                    } else {
-                        mant.wrapping_shr(s)
-                    }
-                };
-                if sign {
-                    if mag >= 1u64 << 63 {
-                        i64::MIN
-                    } else {
-                        (mag as i64).wrapping_neg()
-                    }
-                } else if mag > i64::MAX as u64 {
-                    i64::MAX
-                } else {
-                    mag as i64
-                }
-            }
+        if self.is_nan() {
+            return 0;
+        }
+        // An infinity unpacks as 2^52 × 2^972: it saturates like any value of 2^63 or more.
+        let (mant, exp) = self.unpack();
+        let magnitude = if exp >= 11 {
+            // mant >= 2^52 (a zero's exponent is negative), so mant × 2^exp >= 2^63.
+            u64::MAX
+        } else if exp >= 0 {
+            mant.wrapping_shl(exp.unsigned_abs())
+        } else {
+            mant.checked_shr(exp.unsigned_abs()).unwrap_or(0)
+        };
+        // 2^63 reads as i64::MIN, which negates to itself.
+        if self.is_sign_negative() {
+            (magnitude.min(1 << 63) as i64).wrapping_neg()
+        } else {
+            magnitude.min(i64::MAX as u64) as i64
         }
     }
 
@@ -612,17 +561,17 @@ impl F64 {
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
-        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries.
-        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
-        if (0..=308).contains(&n) {
-            F64::literal_pow10(q.wrapping_mul(32)).mul(F64::literal_pow10(r))
-        } else if (-323..=0).contains(&n) {
-            F64::literal_pow10(q.wrapping_mul(32)).div(F64::literal_pow10(r.wrapping_neg()))
-        } else if n > 0 {
-            F64::INFINITY
-        } else {
-            F64::ZERO
+        if !(-323..=308).contains(&n) {
+            return if n > 0 { F64::INFINITY } else { F64::ZERO };
         }
+        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries, whose
+        // product (n >= 0) or quotient (n < 0) is the result.
+        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
+        let (big, small) = (
+            F64::literal_pow10(q.wrapping_mul(32)),
+            F64::literal_pow10(r.wrapping_abs()),
+        );
+        big.binop(small, if n >= 0 { Op::Mul } else { Op::Div })
     }
 
     /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
@@ -657,46 +606,42 @@ impl F64 {
         if mantissa == 0 {
             return F64::zero_signed(negative);
         }
-        if exp10 >= 0 {
-            // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
-            // binary64 (~1.798e308) by far more than half an ulp. Below, the value is under
-            // 2^64 × 10^308 < 2^1088 (round_pack turns the larger ones into infinity).
-            if exp10 > 308 {
-                return F64::inf_signed(negative);
-            }
-            let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
-            n.mul_small(mantissa);
-            let (m, shift, sticky) = n.top64();
-            F64::round_pack(negative, m, shift as i32, sticky) // shift below 2^11
-        } else {
-            // value < 2^64 × 10^exp10; for exp10 <= -344 that is below 1.85e-325, less
-            // than half the smallest subnormal (2^-1075 ~ 2.47e-324).
-            if exp10 < -343 {
-                return F64::zero_signed(negative);
-            }
-            let d = exp10.unsigned_abs(); // 1..=343
-            let den = Big::<DEC_LIMBS>::pow10(d); // < 2^1140
-            let bl_den = den.bit_len();
-            let bl_m = 64u32.wrapping_sub(mantissa.leading_zeros());
-            // s = bl_den - bl_m + 63 >= 3; the quotient (m << s) / den is in (2^62, 2^64).
-            let s = bl_den.wrapping_add(63).wrapping_sub(bl_m);
-            let num = Big::<DEC_LIMBS>::from_u64(mantissa).shl(s);
-            let (q, inexact) = num.div_small_quotient(&den, 63);
-            let exp2 = (s as i32).wrapping_neg(); // s below 2^11
-            F64::round_pack(negative, q, exp2, inexact)
+        // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
+        // binary64 (~1.798e308) by far more than half an ulp; below exp10 = -343 it is under
+        // 2^64 × 10^-344 < 1.85e-325, less than half the smallest subnormal (2^-1075 ~
+        // 2.47e-324).
+        if exp10 > 308 {
+            return F64::inf_signed(negative);
         }
+        if exp10 < -343 {
+            return F64::zero_signed(negative);
+        }
+        // value = num / den, num = mantissa × 10^max(exp10, 0) < 2^1088 and
+        // den = 10^max(-exp10, 0) < 2^1140: one path for both signs of exp10.
+        let mut num = Big::<DEC_LIMBS>::pow10(exp10.max(0).unsigned_abs());
+        num.mul_small(mantissa);
+        let den = Big::<DEC_LIMBS>::pow10(exp10.min(0).unsigned_abs());
+        // With s = bits(den) - bits(num) + 63, q = floor(num × 2^s / den) lies in (2^62,
+        // 2^64); a negative s shifts den instead. |s| < 2^11, and the shifted operands stay
+        // below 2^1204, inside the limbs.
+        let s = (den.bit_len() as i32)
+            .wrapping_add(63)
+            .wrapping_sub(num.bit_len() as i32);
+        let (num, den) = if s >= 0 {
+            (num.shl(s.unsigned_abs()), den)
+        } else {
+            (num, den.shl(s.unsigned_abs()))
+        };
+        let (q, inexact) = num.div_small_quotient(&den, 63);
+        F64::round_pack(negative, q, s.wrapping_neg(), inexact)
     }
 
     /// Go's `resource.Quantity.AsApproximateFloat64` for an `int64Amount{value: mantissa,
     /// scale: exp10}`: `float64(mantissa)`, times `math.Pow10(exp10)` unless `exp10 == 0`.
     #[must_use]
     pub fn go_approximate_float64(mantissa: i64, exp10: i32) -> F64 {
-        let base = F64::from_i64(mantissa);
-        if exp10 == 0 {
-            base
-        } else {
-            base.mul(F64::go_pow10(exp10))
-        }
+        // With exp10 == 0 the factor is 1.0, and the product `base` exactly.
+        F64::from_i64(mantissa).mul(F64::go_pow10(exp10))
     }
 }
 

@@ -81,7 +81,9 @@ fn exact_parts(num: i128, den: i128) -> Option<(i128, u128)> {
 }
 
 impl Ratio {
-    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0).
+    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: inlined
+    /// into its callers it costs more code than the call (on a Cortex-M0).
+    #[inline(never)]
     pub(crate) fn cmp_one(self) -> Option<Ordering> {
         match self {
             Ratio::Float(f) => f.partial_cmp_value(F64::ONE),

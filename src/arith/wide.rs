@@ -55,11 +55,13 @@ impl<const N: usize> Big<N> {
     }
 
     /// The value `v`.
+    #[cfg(any(test, feature = "exact"))]
     pub(crate) fn from_u64(v: u64) -> Self {
         Self::from_u128(u128::from(v))
     }
 
     /// The value `v`.
+    #[cfg(any(test, feature = "exact"))]
     pub(crate) fn from_u128(v: u128) -> Self {
         let mut b = Self::zero();
         for (i, l) in b.limbs.iter_mut().take(4).enumerate() {
@@ -70,7 +72,10 @@ impl<const N: usize> Big<N> {
 
     /// `10^d` (truncated if it does not fit).
     pub(crate) fn pow10(d: u32) -> Self {
-        let mut b = Self::from_u64(1);
+        let mut b = Self::zero();
+        if let Some(l) = b.limbs.first_mut() {
+            *l = 1;
+        }
         let mut left = d;
         while left >= 9 {
             b.mul_small(TEN_POW_9);
@@ -202,18 +207,8 @@ impl<const N: usize> Big<N> {
         0
     }
 
-    /// True when any of the low `k` bits is set.
-    pub(crate) fn low_bits_nonzero(&self, k: u32) -> bool {
-        let full = (k / 32) as usize;
-        let part = k % 32;
-        if self.limbs.iter().take(full).any(|&l| l != 0) {
-            return true;
-        }
-        let mask = 1u32.wrapping_shl(part).wrapping_sub(1);
-        part != 0 && self.limbs.get(full).is_some_and(|&l| l & mask != 0)
-    }
-
-    /// The 64 bits starting at bit `pos` (bits above the top are zero).
+    /// The 64 bits starting at bit `pos` (bits above the top are zero): the tests' reading.
+    #[cfg(test)]
     pub(crate) fn bits64_at(&self, pos: u32) -> u64 {
         let limb = (pos / 32) as usize;
         let bit = pos % 32;
@@ -225,13 +220,6 @@ impl<const N: usize> Big<N> {
         // 96 bits from the three limbs at `pos`, shifted down by `bit` (< 32).
         let low = (word(1) << 32 | word(0)) >> bit;
         low | word(2) << 32 << 32u32.wrapping_sub(bit)
-    }
-
-    /// The top (up to) 64 significant bits: `(m, shift, sticky)` with
-    /// `self = m * 2^shift + r`, `0 <= r < 2^shift`, and `sticky == (r != 0)`.
-    pub(crate) fn top64(&self) -> (u64, u32, bool) {
-        let shift = self.bit_len().saturating_sub(64);
-        (self.bits64_at(shift), shift, self.low_bits_nonzero(shift))
     }
 
     /// `floor(self / den)` and whether the remainder is nonzero, provided the quotient is
@@ -395,13 +383,6 @@ mod tests {
         assert_eq!(q.bit_len(), 197);
         assert_eq!(q.bits64_at(70), 10u128.pow(38) as u64);
         assert_eq!(q.bits64_at(101), (10u128.pow(38) >> 31) as u64);
-        // 10^38 = 5^38 × 2^38: the lowest set bit of q is bit 108.
-        assert!(!q.low_bits_nonzero(108));
-        assert!(q.low_bits_nonzero(109));
-        let (m, s, sticky) = q.top64();
-        assert_eq!(s, 133);
-        assert_eq!(m, (10u128.pow(38) >> 63) as u64);
-        assert!(sticky);
         let (quot, r) = p.shl(63).div_small_quotient(&Big::<8>::pow10(38), 63);
         assert_eq!(quot, 1 << 63);
         assert!(!r);
