@@ -223,7 +223,10 @@ impl F64 {
             return F64::zero_signed(sign);
         }
         let lz = mant.leading_zeros();
-        let mant = mant.wrapping_shl(lz);
+        // The sticky flag joins bit 0, below the rounding position (shift >= 11 below): it
+        // turns a remainder of exactly half into more than half, and lifts none below half
+        // to half (half - 1 has bit 0 set already).
+        let mant = mant.wrapping_shl(lz) | u64::from(sticky);
         // Callers pass exponents within ±2^16: no overflow.
         let exp2 = exp2.saturating_sub(lz as i32);
         // The value is now in [2^63, 2^64) × 2^exp2; its leading bit has weight 2^top.
@@ -233,19 +236,14 @@ impl F64 {
         }
         let lsb = top.saturating_sub(52).max(-1074);
         // lsb >= top - 52 = exp2 + 11, so shift >= 11.
-        let shift = lsb.saturating_sub(exp2);
-        let (q, rem, half) = if shift > 64 {
-            // value < 2^(exp2 + 64) <= 2^(lsb - 1): below half the smallest step.
-            return F64::zero_signed(sign);
-        } else if shift == 64 {
-            (0u64, mant, 1u64 << 63)
-        } else {
-            let sh = shift as u32; // 11..=63
-            let q = mant.wrapping_shr(sh); // < 2^53
-            let rem = mant & 1u64.wrapping_shl(sh).wrapping_sub(1);
-            (q, rem, 1u64.wrapping_shl(sh.wrapping_sub(1)))
-        };
-        let round_up = rem > half || (rem == half && (sticky || q & 1 == 1));
+        let shift = lsb.saturating_sub(exp2).unsigned_abs();
+        let q = mant.checked_shr(shift).unwrap_or(0); // < 2^53
+                                                      // The bits below the rounding position, moved to the top (half is then 2^63). Beyond
+                                                      // a shift of 64 the value is below 2^(exp2 + 64) <= 2^(lsb - 1), half the smallest
+                                                      // step: no bits count, and q is 0.
+        let rem = 64u32.checked_sub(shift).map_or(0, |k| mant.wrapping_shl(k));
+        // Above half, or half with an odd q: ties to even.
+        let round_up = rem > (1u64 << 63).wrapping_sub(q & 1);
         let q = q.wrapping_add(u64::from(round_up));
         // lsb in -1074..=971, so the biased field base is in 0..=2045; a carry out of the
         // fraction (q == 2^53, or 2^52 for subnormals) correctly bumps the exponent, up to
@@ -523,9 +521,35 @@ impl F64 {
     /// `self as i64`: truncates toward zero, saturates at the `i64` range, NaN gives `0`.
     #[must_use]
     pub fn to_i64_saturating(self) -> i64 {
+        self.to_i64_rounded(false)
+    }
+
+    /// `self as i32`: truncates toward zero, saturates at the `i32` range, NaN gives `0`.
+    #[must_use]
+    pub fn to_i32_saturating(self) -> i32 {
+        self.to_i32_rounded(false)
+    }
+
+    /// [`F64::to_i32_rounded`] in `i32`, saturating.
+    pub(crate) fn to_i32_rounded(self, up: bool) -> i32 {
+        let v = self.to_i64_rounded(up);
+        if v > i64::from(i32::MAX) {
+            i32::MAX
+        } else if v < i64::from(i32::MIN) {
+            i32::MIN
+        } else {
+            v as i32
+        }
+    }
+
+    /// `int64(math.Ceil(self))` when `up`, else `int64(self)`: saturating, NaN gives `0`.
+    /// The ceiling is taken on the integer (a fraction left by the truncation adds one to a
+    /// positive value) instead of by a float addition: less code, and exact all the same.
+    pub(crate) fn to_i64_rounded(self, up: bool) -> i64 {
         if self.is_nan() {
             return 0;
         }
+        let negative = self.is_sign_negative();
         // An infinity unpacks as 2^52 × 2^972: it saturates like any value of 2^63 or more.
         let (mant, exp) = self.unpack();
         let magnitude = if exp >= 11 {
@@ -534,26 +558,21 @@ impl F64 {
         } else if exp >= 0 {
             mant.wrapping_shl(exp.unsigned_abs())
         } else {
-            mant.checked_shr(exp.unsigned_abs()).unwrap_or(0)
+            // |value| < 1 from s = 53 up (mant < 2^53): capping s at 63 changes no result.
+            let s = exp.unsigned_abs().min(63);
+            // Adding 2^s - 1 before the shift takes the ceiling (mant < 2^53: no overflow).
+            let bias = if up && !negative {
+                (1u64 << s).wrapping_sub(1)
+            } else {
+                0
+            };
+            mant.wrapping_add(bias) >> s
         };
         // 2^63 reads as i64::MIN, which negates to itself.
-        if self.is_sign_negative() {
+        if negative {
             (magnitude.min(1 << 63) as i64).wrapping_neg()
         } else {
             magnitude.min(i64::MAX as u64) as i64
-        }
-    }
-
-    /// `self as i32`: truncates toward zero, saturates at the `i32` range, NaN gives `0`.
-    #[must_use]
-    pub fn to_i32_saturating(self) -> i32 {
-        let v = self.to_i64_saturating();
-        if v > i64::from(i32::MAX) {
-            i32::MAX
-        } else if v < i64::from(i32::MIN) {
-            i32::MIN
-        } else {
-            v as i32
         }
     }
 
@@ -738,6 +757,55 @@ mod tests {
         for e in exponents {
             assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
             assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
+        }
+    }
+
+    /// The integer ceiling against `ceil` then the conversion.
+    #[test]
+    fn rounded_conversions_match_ceil() {
+        let mut next = crate::arith::test_rng(0x2545_F491_4F6C_DD1D);
+        let specials = [
+            0.5, -0.5, 1.0, 2.5, -2.5, 9.2e18, 9.3e18, -9.3e18, 2.1e9, -2.2e9,
+        ];
+        let check = |x: F64| {
+            assert_eq!(
+                x.to_i64_rounded(true),
+                x.ceil().to_i64_saturating(),
+                "{x:?}"
+            );
+            assert_eq!(
+                x.to_i32_rounded(true),
+                x.ceil().to_i32_saturating(),
+                "{x:?}"
+            );
+            assert_eq!(
+                x.to_i64_rounded(false),
+                x.trunc().to_i64_saturating(),
+                "{x:?}"
+            );
+        };
+        for v in specials {
+            check(F64(f64::to_bits(v)));
+            check(F64(f64::to_bits(v)).neg());
+        }
+        for bits in [
+            0,
+            SIGN,
+            1,
+            SIGN | 1,
+            F64::INFINITY.0,
+            F64::NAN.0,
+            F64::ONE.0,
+        ] {
+            check(F64(bits));
+            check(F64(bits).neg());
+        }
+        for _ in 0..200_000 {
+            let r = next();
+            // Exponents around the integer range, and any.
+            let exp = 1023 + (r >> 56) % 70;
+            check(F64((r & (SIGN | FRAC_MASK)) | exp << 52));
+            check(F64(next()));
         }
     }
 

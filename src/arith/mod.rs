@@ -119,7 +119,7 @@ impl Ratio {
     /// `int32(ceil(ratio * float64(count)))`, saturating (NaN gives 0).
     pub(crate) fn ceil_times(self, count: i64) -> i32 {
         match self {
-            Ratio::Float(r) => r.mul(F64::from_i64(count)).ceil().to_i32_saturating(),
+            Ratio::Float(r) => r.mul(F64::from_i64(count)).to_i32_rounded(true),
             #[cfg(feature = "exact")]
             Ratio::Exact { num, den, scale } => exact_ceil_times(num, den, scale, count),
         }
@@ -217,8 +217,7 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     let _ = mode;
     F64::from_i64(value)
         .div(F64::from_i64(target))
-        .ceil()
-        .to_i32_saturating()
+        .to_i32_rounded(true)
 }
 
 /// `int64(ceil(float64(value) / float64(divisor)))`, saturating (per-pod status usage).
@@ -237,8 +236,7 @@ pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     let _ = mode;
     F64::from_i64(value)
         .div(F64::from_i64(divisor))
-        .ceil()
-        .to_i64_saturating()
+        .to_i64_rounded(true)
 }
 
 /// `float64(sum) >= float64(MaxInt64)` (External per-pod status usage cap).
@@ -282,7 +280,8 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
         F64::ONE.sub(fraction)
     };
     let product = F64::from_i64(i64::from(start)).mul(factor);
-    if up { product.ceil() } else { product }.to_i32_saturating()
+    // The ceiling of the scale-up proposal is taken with the conversion.
+    product.to_i32_rounded(up)
 }
 
 /// An exact sum of `i64` values: `hi × 2^64 + lo`, where `lo` is an `i64` updated with one
