@@ -320,52 +320,61 @@ impl F64 {
     /// Cortex-M0). Zeros take the finite path wherever it gives their IEEE result.
     #[inline(never)]
     fn binop(self, other: F64, op: Op) -> F64 {
-        let (a, b) = (self, other);
-        // The sign of a product or quotient.
+        let (mut a, mut b) = (self, other);
+        // The sign of a product or quotient (for a sum: whether the signs differ).
         let sign = (a.0 ^ b.0) & SIGN != 0;
         if a.is_nan() || b.is_nan() {
             return F64::NAN;
         }
         let (a_inf, b_inf) = (a.is_infinite(), b.is_infinite());
-        if a_inf || b_inf {
-            return match op {
+        if op == Op::Add {
+            if a_inf || b_inf {
                 // Inf - Inf is NaN; otherwise the infinity wins, with its sign.
-                Op::Add if a_inf && b_inf && a != b => F64::NAN,
-                Op::Add if a_inf => a,
-                Op::Add => b,
-                Op::Mul if a.is_zero() || b.is_zero() => F64::NAN,
-                Op::Mul => F64::inf_signed(sign),
-                Op::Div if a_inf && b_inf => F64::NAN,
-                Op::Div if a_inf => F64::inf_signed(sign),
-                Op::Div => F64::zero_signed(sign),
-            };
-        }
-        if op == Op::Div && b.is_zero() {
-            return if a.is_zero() {
-                F64::NAN
+                return if a_inf && b_inf && a != b {
+                    F64::NAN
+                } else if a_inf {
+                    a
+                } else {
+                    b
+                };
+            }
+            // The larger magnitude first: its exponent is then the larger too.
+            if a.0 & !SIGN < b.0 & !SIGN {
+                (a, b) = (b, a);
+            }
+        } else {
+            // Dividing by b is multiplying by 1/b: an infinite b acts as a zero factor and a
+            // zero b as an infinite one. Then Inf × 0 is NaN, Inf × x infinite, 0 × x zero.
+            let (a_zero, b_zero) = (a.is_zero(), b.is_zero());
+            let (b_inf, b_zero) = if op == Op::Div {
+                (b_zero, b_inf)
             } else {
-                F64::inf_signed(sign)
+                (b_inf, b_zero)
             };
+            if a_inf || b_inf {
+                return if a_zero || b_zero {
+                    F64::NAN
+                } else {
+                    F64::inf_signed(sign)
+                };
+            }
+            if a_zero || b_zero {
+                return F64::zero_signed(sign);
+            }
         }
         let (ma, ea) = a.unpack();
         let (mb, eb) = b.unpack();
         let (sign, mant, exp2, sticky) = match op {
             Op::Add => {
-                // Order so that `a` has the larger exponent.
-                let (sa, sb) = (a.is_sign_negative(), b.is_sign_negative());
-                let ((sa, ma, ea), (sb, mb, eb)) = if ea >= eb {
-                    ((sa, ma, ea), (sb, mb, eb))
-                } else {
-                    ((sb, mb, eb), (sa, ma, ea))
-                };
-                // Work in units of 2^(ea - 10): a is ma << 10 (< 2^63).
-                let a = ma << 10;
+                // |a| >= |b|, so ea >= eb. Work in units of 2^(ea - 10): a is ma << 10
+                // (< 2^63).
+                let am = ma << 10;
                 let diff = ea.wrapping_sub(eb).unsigned_abs(); // below 2^11
-                let b = if diff <= 10 {
+                let bm = if diff <= 10 {
                     mb.wrapping_shl(10u32.wrapping_sub(diff))
                 } else {
                     // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
-                    // `a >= 2^62` (b is nonzero or a zero, whose exponent is the lowest), so
+                    // `am >= 2^62` (b is nonzero or a zero, whose exponent is the lowest), so
                     // the rounding position stays at least 8 bits above the jam bit, where a
                     // nonzero jam bit stands for any nonzero tail.
                     let r = diff.wrapping_sub(10);
@@ -374,30 +383,25 @@ impl F64 {
                     kept | u64::from(lost != 0)
                 };
                 let exp2 = ea.wrapping_sub(10);
-                if sa == sb {
-                    // a, b < 2^63: no overflow; -0 + -0 keeps its sign.
-                    (sa, a.wrapping_add(b), exp2, false)
+                let a_neg = a.is_sign_negative();
+                if sign {
+                    // am >= bm; an exact cancellation is +0 in round-to-nearest.
+                    (a_neg && am != bm, am.wrapping_sub(bm), exp2, false)
                 } else {
-                    // An exact cancellation is +0 in round-to-nearest.
-                    (
-                        if a > b { sa } else { sb && a != b },
-                        a.abs_diff(b),
-                        exp2,
-                        false,
-                    )
+                    // am, bm < 2^63: no overflow; -0 + -0 keeps its sign.
+                    (a_neg, am.wrapping_add(bm), exp2, false)
                 }
             }
             Op::Mul => {
-                // Significands in [2^52, 2^53) (or 0): the product lies in [2^104, 2^106),
-                // and its top 64 bits (all but the low 42) keep at least 62 significant bits,
-                // the rest folding into the sticky flag. A zero gives a signed zero.
+                // Significands in [2^52, 2^53): the product lies in [2^104, 2^106), and its
+                // top 64 bits (all but the low 42) keep at least 62 significant bits, the rest
+                // folding into the sticky flag.
                 let (hi, lo) = mul_wide(ma, mb);
                 let exp2 = ea.wrapping_add(eb).wrapping_add(42);
                 (sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
             }
             Op::Div => {
-                // mb is nonzero here; q = floor(ma × 2^63 / mb) lies in (2^62, 2^64), or is 0
-                // for a zero dividend (a signed zero).
+                // q = floor(ma × 2^63 / mb) lies in (2^62, 2^64).
                 let (q, r) = div_mant(ma, mb);
                 let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
                 (sign, q, exp2, r != 0)
