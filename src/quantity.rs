@@ -137,27 +137,36 @@ fn pow10(k: u32) -> Option<u128> {
     POW10.get(usize::try_from(k).ok()?).copied()
 }
 
-/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by 10^9 at
-/// a time (a 32-bit factor: a 128-bit multiplication is expanded inline, about 1 KB of
-/// code, on 32-bit targets).
+/// `m × 10^k` for `m <= 2^127`, or [`SATURATED`] beyond `u128`: what `pow10(k)` and
+/// `checked_mul` give, by 10^9 at a time (a 32-bit factor: a 128-bit multiplication is
+/// expanded inline, about 1 KB of code, on 32-bit targets).
 #[inline(never)]
-fn mul_pow10(m: u128, k: u32) -> Option<u128> {
+fn mul_pow10(m: u128, k: u32) -> u128 {
     if k >= 39 {
-        return None;
+        return SATURATED;
     }
     let mut m = m;
     let mut left = k;
     while left > 0 {
         let step = left.min(9);
-        m = crate::arith::mul_small(m, crate::arith::wide::small_pow10(step) as u32)?;
+        match crate::arith::mul_small(m, crate::arith::wide::pow10_u32(step)) {
+            Some(v) => m = v,
+            None => return SATURATED,
+        }
         left = left.saturating_sub(step);
     }
-    Some(m)
+    m
 }
+
+/// A magnitude beyond `u128` (a sentinel rather than an `Option`, which costs code and
+/// stack on 32-bit targets): `u128::MAX` is no product `m × 10^k` of an `m <= 2^127` (it
+/// exceeds 2^127 and is no multiple of 10) nor a rounded-up quotient of one, and it
+/// converts to no `i64` or `i128`, so it saturates like the overflow it stands for.
+const SATURATED: u128 = u128::MAX;
 
 /// `m × 10^k` in `i128`, or `None` when it does not fit.
 fn scale_i128(m: i128, k: u32) -> Option<i128> {
-    let magnitude = mul_pow10(m.unsigned_abs(), k)?;
+    let magnitude = mul_pow10(m.unsigned_abs(), k);
     if m < 0 {
         0i128.checked_sub_unsigned(magnitude)
     } else {
@@ -314,14 +323,12 @@ impl Quantity {
     pub fn scaled_value(&self, scale: i32) -> i64 {
         let magnitude = self.scaled_magnitude(scale);
         if self.mantissa < 0 {
-            magnitude
-                .and_then(|m| u64::try_from(m).ok())
+            u64::try_from(magnitude)
+                .ok()
                 .and_then(|m| 0i64.checked_sub_unsigned(m))
                 .unwrap_or(i64::MIN)
         } else {
-            magnitude
-                .and_then(|m| i64::try_from(m).ok())
-                .unwrap_or(i64::MAX)
+            i64::try_from(magnitude).unwrap_or(i64::MAX)
         }
     }
 
@@ -330,25 +337,22 @@ impl Quantity {
     pub fn nano_value(&self) -> i128 {
         let magnitude = self.scaled_magnitude(-9);
         if self.mantissa < 0 {
-            magnitude
-                .and_then(|m| 0i128.checked_sub_unsigned(m))
-                .unwrap_or(i128::MIN)
+            0i128.checked_sub_unsigned(magnitude).unwrap_or(i128::MIN)
         } else {
-            magnitude
-                .and_then(|m| i128::try_from(m).ok())
-                .unwrap_or(i128::MAX)
+            i128::try_from(magnitude).unwrap_or(i128::MAX)
         }
     }
 
-    /// `ceil(|value| / 10^scale)`, or `None` beyond `u128`.
-    fn scaled_magnitude(&self, scale: i32) -> Option<u128> {
+    /// `ceil(|value| / 10^scale)`, or [`SATURATED`] beyond `u128`.
+    fn scaled_magnitude(&self, scale: i32) -> u128 {
         let magnitude = self.mantissa.unsigned_abs();
         if magnitude == 0 {
-            return Some(0);
+            return 0;
         }
         let shift = i64::from(self.exponent).saturating_sub(i64::from(scale));
         if shift >= 0 {
-            mul_pow10(magnitude, u32::try_from(shift).ok()?)
+            // A shift beyond u32 overflows as surely as one of 39.
+            mul_pow10(magnitude, u32::try_from(shift).unwrap_or(u32::MAX))
         } else {
             // Divide by 10^9 at a time (a divisor of 32 bits: no 128-bit division), noting
             // whether anything was cut off; a zero quotient ends it early.
@@ -357,17 +361,14 @@ impl Quantity {
             let mut left = shift.unsigned_abs();
             while left > 0 && quotient != 0 {
                 let step = left.min(9) as u32;
-                let power = u32::try_from(crate::arith::wide::small_pow10(step)).unwrap_or(1);
+                let power = crate::arith::wide::pow10_u32(step);
                 let (q, r) = crate::arith::div_small(quotient, power);
                 exact &= r == 0;
                 quotient = q;
                 left = left.saturating_sub(u64::from(step));
             }
-            Some(if exact {
-                quotient
-            } else {
-                quotient.saturating_add(1)
-            })
+            // quotient <= 2^127: no overflow.
+            quotient.wrapping_add(u128::from(!exact))
         }
     }
 
@@ -1158,7 +1159,7 @@ mod tests {
             for scale in [-9, -6, -3, 0, 3, 40, -45] {
                 assert_eq!(
                     q.scaled_magnitude(scale),
-                    reference(&q, scale),
+                    reference(&q, scale).unwrap_or(SATURATED),
                     "{q:?} {scale}"
                 );
             }

@@ -643,19 +643,19 @@ impl F64 {
         // den = 10^max(-exp10, 0) < 2^1140: one path for both signs of exp10.
         let mut num = Big::<DEC_LIMBS>::pow10(exp10.max(0).unsigned_abs());
         num.mul_small(mantissa);
-        let den = Big::<DEC_LIMBS>::pow10(exp10.min(0).unsigned_abs());
+        let mut den = Big::<DEC_LIMBS>::pow10(exp10.min(0).unsigned_abs());
         // With s = bits(den) - bits(num) + 63, q = floor(num × 2^s / den) lies in (2^62,
         // 2^64); a negative s shifts den instead. |s| < 2^11, and the shifted operands stay
         // below 2^1204, inside the limbs.
         let s = (den.bit_len() as i32)
             .wrapping_add(63)
             .wrapping_sub(num.bit_len() as i32);
-        let (num, den) = if s >= 0 {
-            (num.shl(s.unsigned_abs()), den)
+        if s >= 0 {
+            num.shl_assign(s.unsigned_abs());
         } else {
-            (num, den.shl(s.unsigned_abs()))
-        };
-        let (q, inexact) = num.div_small_quotient(&den, 63);
+            den.shl_assign(s.unsigned_abs());
+        }
+        let (q, inexact) = num.div_small_quotient(&mut den, 63);
         F64::round_pack(negative, q, s.wrapping_neg(), inexact)
     }
 
