@@ -164,16 +164,6 @@ fn mul_pow10(m: u128, k: u32) -> u128 {
 /// converts to no `i64` or `i128`, so it saturates like the overflow it stands for.
 const SATURATED: u128 = u128::MAX;
 
-/// `m × 10^k` in `i128`, or `None` when it does not fit.
-fn scale_i128(m: i128, k: u32) -> Option<i128> {
-    let magnitude = mul_pow10(m.unsigned_abs(), k);
-    if m < 0 {
-        0i128.checked_sub_unsigned(magnitude)
-    } else {
-        i128::try_from(magnitude).ok()
-    }
-}
-
 const NANO_EXP: i64 = -9;
 /// 10⁹.
 const NANO: i128 = 1_000_000_000;
@@ -409,35 +399,44 @@ impl Quantity {
     /// cannot take through its int64 fast path (`Pi`, `Ei`, ...), into an `inf.Dec` at nano
     /// scale, i.e. `(value × 10^9, -9)`; this function returns the form above instead.
     pub fn canonical_parts(&self) -> (i128, i32) {
-        if self.mantissa == 0 {
+        let (magnitude, exponent) = self.canonical_magnitude();
+        // The magnitude is within the i128 range of the mantissa's sign.
+        let mantissa = if self.mantissa < 0 {
+            0i128.wrapping_sub_unsigned(magnitude)
+        } else {
+            magnitude as i128
+        };
+        (mantissa, exponent)
+    }
+
+    /// [`Quantity::canonical_parts`] with the mantissa's magnitude, saturated at the `i128`
+    /// range of its sign (`2^127 - 1` or `2^127`). Worked on magnitudes: each 128-bit
+    /// negation or sign test is much code on 32-bit targets, and tolerances need no sign.
+    pub(crate) fn canonical_magnitude(&self) -> (u128, i32) {
+        let magnitude = self.mantissa.unsigned_abs();
+        if magnitude == 0 {
             return (0, 0);
         }
+        let limit = i128::MAX
+            .unsigned_abs()
+            .wrapping_add(u128::from(self.mantissa < 0));
         // What `canonical` computes, without building the text form: a BinarySI integer of at
         // least 1024 in magnitude that `Ki`..`Ei` can show (fewer than 7 factors of 1024, i.e.
-        // fewer than 70 trailing zero bits) parses back to its integer value.
+        // fewer than 70 trailing zero bits: a nonzero bit among the low 70) parses back to its
+        // integer value.
         if self.format == Format::BinarySI {
-            if let Some(value) = u32::try_from(self.exponent)
-                .ok()
-                .and_then(|e| scale_i128(self.mantissa, e))
-            {
-                if value.unsigned_abs() >= 1024 && value.trailing_zeros() < 70 {
+            if let Ok(e) = u32::try_from(self.exponent) {
+                let value = mul_pow10(magnitude, e);
+                if value <= limit && value >= 1024 && value & ((1 << 70) - 1) != 0 {
                     return (value, 0);
                 }
             }
         }
-        // Decimal: the exponent lowered to a multiple of 3.
-        let exponent = i64::from(self.exponent);
-        let zeros = exponent.rem_euclid(3);
-        let m = scale_i128(self.mantissa, u32::try_from(zeros).unwrap_or(0)).unwrap_or(
-            if self.mantissa < 0 {
-                i128::MIN
-            } else {
-                i128::MAX
-            },
-        );
-        let e = exponent.saturating_sub(zeros);
-        let e = i32::try_from(e).unwrap_or(if e < 0 { i32::MIN } else { i32::MAX });
-        (m, e)
+        // Decimal: the exponent lowered to a multiple of 3 (saturating at i32::MIN, the
+        // only exponent that cannot be lowered).
+        let zeros = self.exponent.rem_euclid(3);
+        let m = mul_pow10(magnitude, zeros.unsigned_abs()).min(limit);
+        (m, self.exponent.saturating_sub(zeros))
     }
 
     /// Upstream `CanonicalizeBytes`, as numbers.

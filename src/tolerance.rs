@@ -41,11 +41,10 @@ impl Tolerance {
         if q.signum() < 0 {
             return None;
         }
-        let (mantissa, mut exp10) = q.canonical_parts();
+        // The quantity is not negative: the magnitude is the value.
+        let (mut m, mut exp10) = q.canonical_magnitude();
         // Go keeps more than 19 digits in an inf.Dec; such a tolerance is far outside any
         // ratio's range, so dropping digits below the 19th changes no comparison in practice.
-        // The quantity is not negative: the magnitude is the value.
-        let mut m = mantissa.unsigned_abs();
         let mut exact = true;
         while m > i64::MAX as u128 {
             let (q, r) = crate::arith::div_small(m, 10);
