@@ -429,6 +429,15 @@ impl F64 {
         }
     }
 
+    /// IEEE `low <= self && self <= high` (false when any is NaN): one NaN test per operand
+    /// and two key comparisons, less code than two `partial_cmp_value`s.
+    pub(crate) fn between(self, low: F64, high: F64) -> bool {
+        let key = self.order_key();
+        !(self.is_nan() || low.is_nan() || high.is_nan())
+            && low.order_key() <= key
+            && key <= high.order_key()
+    }
+
     /// IEEE `self < other` (false when either is NaN).
     #[must_use]
     pub fn lt(self, other: F64) -> bool {
@@ -810,6 +819,36 @@ mod tests {
             let exp = 1023 + (r >> 56) % 70;
             check(F64((r & (SIGN | FRAC_MASK)) | exp << 52));
             check(F64(next()));
+        }
+    }
+
+    /// `between` against the two comparisons it stands for.
+    #[test]
+    fn between_matches_comparisons() {
+        let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
+        let specials = [
+            0,
+            SIGN,
+            1,
+            F64::ONE.0,
+            F64::INFINITY.0,
+            F64::NAN.0,
+            SIGN | 5,
+        ];
+        let mut pick = |i: u64| {
+            let r = next();
+            match (i + r) % 4 {
+                0 => F64(specials.get((r >> 8) as usize % 7).copied().unwrap_or(0)),
+                1 => F64(r),
+                2 => F64(F64::ONE.0.wrapping_add(r % 5).wrapping_sub(2)),
+                _ => F64((r % 8) | (r & SIGN)),
+            }
+        };
+        for i in 0..300_000 {
+            let (x, low, high) = (pick(i), pick(i + 1), pick(i + 2));
+            for (l, h) in [(low, high), (high, low), (x, high), (low, x)] {
+                assert_eq!(x.between(l, h), x.ge(l) && x.le(h), "{x:?} {l:?} {h:?}");
+            }
         }
     }
 

@@ -109,7 +109,7 @@ impl Ratio {
             Ratio::Float(r) => {
                 let low = F64::ONE.sub(tol.down.binary64());
                 let high = F64::ONE.add(tol.up.binary64());
-                r.ge(low) && r.le(high)
+                r.between(low, high)
             }
             #[cfg(feature = "exact")]
             Ratio::Exact { num, den, scale } => exact_within(num, den, scale, tol),
