@@ -339,10 +339,11 @@ impl Quantity {
         if magnitude == 0 {
             return 0;
         }
-        let shift = i64::from(self.exponent).saturating_sub(i64::from(scale));
+        // Saturated at the i32 range, the shift gives the same result: an overflow upward
+        // (beyond 10^38), a quotient rounded up to 1 downward.
+        let shift = self.exponent.saturating_sub(scale);
         if shift >= 0 {
-            // A shift beyond u32 overflows as surely as one of 39.
-            mul_pow10(magnitude, u32::try_from(shift).unwrap_or(u32::MAX))
+            mul_pow10(magnitude, shift.unsigned_abs())
         } else {
             // Divide by 10^9 at a time (a divisor of 32 bits: no 128-bit division), noting
             // whether anything was cut off; a zero quotient ends it early.
@@ -350,12 +351,12 @@ impl Quantity {
             let mut exact = true;
             let mut left = shift.unsigned_abs();
             while left > 0 && quotient != 0 {
-                let step = left.min(9) as u32;
+                let step = left.min(9);
                 let power = crate::arith::wide::pow10_u32(step);
                 let (q, r) = crate::arith::div_small(quotient, power);
                 exact &= r == 0;
                 quotient = q;
-                left = left.saturating_sub(u64::from(step));
+                left = left.wrapping_sub(step);
             }
             // quotient <= 2^127: no overflow.
             quotient.wrapping_add(u128::from(!exact))
@@ -1153,9 +1154,13 @@ mod tests {
         for _ in 0..50_000 {
             let wide = (i128::from(next() as i64) << 64 | i128::from(next())) >> (next() % 128);
             let mantissa = wide % 10i128.pow(36);
-            let exponent = (next() % 100) as i32 - 60;
+            let exponent = match next() % 8 {
+                0 => i32::MAX - (next() % 50) as i32,
+                1 => i32::MIN + (next() % 50) as i32,
+                _ => (next() % 100) as i32 - 60,
+            };
             let q = Quantity::from_parts(mantissa, exponent, Format::DecimalSI);
-            for scale in [-9, -6, -3, 0, 3, 40, -45] {
+            for scale in [-9, -6, -3, 0, 3, 40, -45, i32::MIN, i32::MAX] {
                 assert_eq!(
                     q.scaled_magnitude(scale),
                     reference(&q, scale).unwrap_or(SATURATED),

@@ -222,21 +222,28 @@ impl F64 {
             // 2^exp2, which they keep far below the subnormal range anyway).
             return F64::zero_signed(sign);
         }
-        let lz = mant.leading_zeros();
+        // One 32-bit count of the word holding the leading bit (u64::leading_zeros counts
+        // both halves on a Cortex-M0).
+        let hi = (mant >> 32) as u32;
+        let lz = if hi != 0 {
+            hi.leading_zeros()
+        } else {
+            (mant as u32).leading_zeros().wrapping_add(32)
+        };
         // The sticky flag joins bit 0, below the rounding position (shift >= 11 below): it
         // turns a remainder of exactly half into more than half, and lifts none below half
         // to half (half - 1 has bit 0 set already).
         let mant = mant.wrapping_shl(lz) | u64::from(sticky);
-        // Callers pass exponents within ±2^16: no overflow.
-        let exp2 = exp2.saturating_sub(lz as i32);
+        // Callers pass exponents within ±2^16: no overflow below.
+        let exp2 = exp2.wrapping_sub(lz as i32);
         // The value is now in [2^63, 2^64) × 2^exp2; its leading bit has weight 2^top.
-        let top = exp2.saturating_add(63);
+        let top = exp2.wrapping_add(63);
         if top > 1023 {
             return F64::inf_signed(sign);
         }
-        let lsb = top.saturating_sub(52).max(-1074);
+        let lsb = top.wrapping_sub(52).max(-1074);
         // lsb >= top - 52 = exp2 + 11, so shift >= 11.
-        let shift = lsb.saturating_sub(exp2).unsigned_abs();
+        let shift = lsb.wrapping_sub(exp2).unsigned_abs();
         let q = mant.checked_shr(shift).unwrap_or(0); // < 2^53
                                                       // The bits below the rounding position, moved to the top (half is then 2^63). Beyond
                                                       // a shift of 64 the value is below 2^(exp2 + 64) <= 2^(lsb - 1), half the smallest
@@ -377,10 +384,10 @@ impl F64 {
                     // `am >= 2^62` (b is nonzero or a zero, whose exponent is the lowest), so
                     // the rounding position stays at least 8 bits above the jam bit, where a
                     // nonzero jam bit stands for any nonzero tail.
-                    let r = diff.wrapping_sub(10);
-                    let kept = mb.checked_shr(r).unwrap_or(0);
-                    let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
-                    kept | u64::from(lost != 0)
+                    // mb < 2^53: from a shift of 53 up all of it is lost, so 63 serves beyond.
+                    let r = diff.wrapping_sub(10).min(63);
+                    let kept = mb >> r;
+                    kept | u64::from(kept << r != mb)
                 };
                 let exp2 = ea.wrapping_sub(10);
                 let a_neg = a.is_sign_negative();
