@@ -312,13 +312,11 @@ impl Quantity {
     /// at the `i64` range. `scaled_value(-3)` is [`Quantity::milli_value`].
     pub fn scaled_value(&self, scale: i32) -> i64 {
         let magnitude = self.scaled_magnitude(scale);
+        // Clamped to the range of the sign (2^63 negates to i64::MIN).
         if self.mantissa < 0 {
-            u64::try_from(magnitude)
-                .ok()
-                .and_then(|m| 0i64.checked_sub_unsigned(m))
-                .unwrap_or(i64::MIN)
+            (magnitude.min(1 << 63) as i64).wrapping_neg()
         } else {
-            i64::try_from(magnitude).unwrap_or(i64::MAX)
+            magnitude.min(i64::MAX as u128) as i64
         }
     }
 
@@ -326,10 +324,11 @@ impl Quantity {
     /// saturating at the `i128` range.
     pub fn nano_value(&self) -> i128 {
         let magnitude = self.scaled_magnitude(-9);
+        // Clamped to the range of the sign (2^127 negates to i128::MIN).
         if self.mantissa < 0 {
-            0i128.checked_sub_unsigned(magnitude).unwrap_or(i128::MIN)
+            (magnitude.min(1 << 127) as i128).wrapping_neg()
         } else {
-            i128::try_from(magnitude).unwrap_or(i128::MAX)
+            magnitude.min(i128::MAX as u128) as i128
         }
     }
 
@@ -1174,6 +1173,11 @@ mod tests {
             assert_eq!(q.milli_value(), want, "{q:?}");
             // The general path, which 32-bit targets take for every milli value.
             assert_eq!(q.scaled_value(-3), want, "{q:?}");
+            let nano = reference(&q, -9)
+                .and_then(|m| i128::try_from(m).ok())
+                .map(|m| if mantissa < 0 { -m } else { m });
+            let want = nano.unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
+            assert_eq!(q.nano_value(), want, "{q:?}");
         }
     }
 }
