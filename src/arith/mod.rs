@@ -446,8 +446,11 @@ pub(crate) fn div_small_steps(n: u128, d: u32) -> (u128, u32) {
     for l in limbs.iter_mut().rev() {
         // r < d < 2^32: the partial dividend fits 64 bits.
         let part = (r << 32) | u64::from(*l);
-        *l = part.checked_div(d).unwrap_or(0) as u32;
-        r = part.checked_rem(d).unwrap_or(0);
+        let q = part.checked_div(d).unwrap_or(0);
+        *l = q as u32;
+        // The remainder is below d < 2^32: the low words give it (a 32-bit multiply
+        // instead of a 64-bit one).
+        r = u64::from((part as u32).wrapping_sub((q as u32).wrapping_mul(d as u32)));
     }
     (from_limbs(limbs), r as u32)
 }
