@@ -109,20 +109,7 @@ impl<const N: usize> Big<N> {
 
     /// `self *= k` (truncated if it does not fit).
     pub(crate) fn mul_small(&mut self, k: u64) {
-        let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
-        // The carry, in units of the current limb: below 2^64 (see the bound below).
-        let mut carry: u64 = 0;
-        for l in self.limbs.iter_mut() {
-            let limb = u64::from(*l);
-            // limb × kl + a 32-bit carry part < 2^64.
-            let lo = limb.wrapping_mul(kl).wrapping_add(carry & 0xFFFF_FFFF);
-            *l = lo as u32;
-            // limb × kh <= 2^64 - 2^33 + 1, plus two values below 2^32: below 2^64.
-            carry = limb
-                .wrapping_mul(kh)
-                .wrapping_add(carry >> 32)
-                .wrapping_add(lo >> 32);
-        }
+        mul_small_limbs(&mut self.limbs, k);
     }
 
     #[cfg(feature = "exact")]
@@ -267,6 +254,28 @@ impl<const N: usize> Big<N> {
             d.shr1_assign();
         }
         (q, !rem.is_zero())
+    }
+}
+
+// The multiplication both limb counts use (decimal conversion, exact comparisons), on a
+// slice: one copy of the code instead of one per `N`.
+
+/// [`Big::mul_small`] on the limbs.
+#[inline(never)]
+fn mul_small_limbs(limbs: &mut [u32], k: u64) {
+    let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
+    // The carry, in units of the current limb: below 2^64 (see the bound below).
+    let mut carry: u64 = 0;
+    for l in limbs.iter_mut() {
+        let limb = u64::from(*l);
+        // limb × kl + a 32-bit carry part < 2^64.
+        let lo = limb.wrapping_mul(kl).wrapping_add(carry & 0xFFFF_FFFF);
+        *l = lo as u32;
+        // limb × kh <= 2^64 - 2^33 + 1, plus two values below 2^32: below 2^64.
+        carry = limb
+            .wrapping_mul(kh)
+            .wrapping_add(carry >> 32)
+            .wrapping_add(lo >> 32);
     }
 }
 
