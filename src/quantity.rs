@@ -137,33 +137,32 @@ fn pow10(k: u32) -> Option<u128> {
     POW10.get(usize::try_from(k).ok()?).copied()
 }
 
-/// `m × 10^k`, or `None` beyond `u128`: what `pow10(k)` and `checked_mul` give, by 10^9 at
-/// a time (a 32-bit factor: a 128-bit multiplication is expanded inline, about 1 KB of
-/// code, on 32-bit targets).
+/// `m × 10^k` for `m <= 2^127`, or [`SATURATED`] beyond `u128`: what `pow10(k)` and
+/// `checked_mul` give, by 10^9 at a time (a 32-bit factor: a 128-bit multiplication is
+/// expanded inline, about 1 KB of code, on 32-bit targets).
 #[inline(never)]
-fn mul_pow10(m: u128, k: u32) -> Option<u128> {
+fn mul_pow10(m: u128, k: u32) -> u128 {
     if k >= 39 {
-        return None;
+        return SATURATED;
     }
     let mut m = m;
     let mut left = k;
     while left > 0 {
         let step = left.min(9);
-        m = crate::arith::mul_small(m, crate::arith::wide::small_pow10(step) as u32)?;
+        match crate::arith::mul_small(m, crate::arith::wide::pow10_u32(step)) {
+            Some(v) => m = v,
+            None => return SATURATED,
+        }
         left = left.saturating_sub(step);
     }
-    Some(m)
+    m
 }
 
-/// `m × 10^k` in `i128`, or `None` when it does not fit.
-fn scale_i128(m: i128, k: u32) -> Option<i128> {
-    let magnitude = mul_pow10(m.unsigned_abs(), k)?;
-    if m < 0 {
-        0i128.checked_sub_unsigned(magnitude)
-    } else {
-        i128::try_from(magnitude).ok()
-    }
-}
+/// A magnitude beyond `u128` (a sentinel rather than an `Option`, which costs code and
+/// stack on 32-bit targets): `u128::MAX` is no product `m × 10^k` of an `m <= 2^127` (it
+/// exceeds 2^127 and is no multiple of 10) nor a rounded-up quotient of one, and it
+/// converts to no `i64` or `i128`, so it saturates like the overflow it stands for.
+const SATURATED: u128 = u128::MAX;
 
 const NANO_EXP: i64 = -9;
 /// 10⁹.
@@ -276,7 +275,13 @@ impl Quantity {
     /// `i64::MIN` / `i64::MAX`.
     pub fn milli_value(&self) -> i64 {
         // Fast path for the common case, a whole number of milli-units that fits i64
-        // (`small_pow10` is 0 beyond 10^19, which no nonzero i64 times fits anyway).
+        // (`small_pow10` is 0 beyond 10^19, which no nonzero i64 times fits anyway): on
+        // 64-bit hosts, where it runs for every container of every pod. 32-bit targets take
+        // the general path, whose code is linked anyway (the fast path would add about 200
+        // bytes on a Cortex-M0); the tests check both against each other.
+        if !cfg!(target_pointer_width = "64") {
+            return self.scaled_value(-3);
+        }
         if let (Ok(m), Ok(shift)) = (
             i64::try_from(self.mantissa),
             u32::try_from(self.exponent.saturating_add(3)),
@@ -307,15 +312,11 @@ impl Quantity {
     /// at the `i64` range. `scaled_value(-3)` is [`Quantity::milli_value`].
     pub fn scaled_value(&self, scale: i32) -> i64 {
         let magnitude = self.scaled_magnitude(scale);
+        // Clamped to the range of the sign (2^63 negates to i64::MIN).
         if self.mantissa < 0 {
-            magnitude
-                .and_then(|m| u64::try_from(m).ok())
-                .and_then(|m| 0i64.checked_sub_unsigned(m))
-                .unwrap_or(i64::MIN)
+            (magnitude.min(1 << 63) as i64).wrapping_neg()
         } else {
-            magnitude
-                .and_then(|m| i64::try_from(m).ok())
-                .unwrap_or(i64::MAX)
+            magnitude.min(i64::MAX as u128) as i64
         }
     }
 
@@ -323,26 +324,25 @@ impl Quantity {
     /// saturating at the `i128` range.
     pub fn nano_value(&self) -> i128 {
         let magnitude = self.scaled_magnitude(-9);
+        // Clamped to the range of the sign (2^127 negates to i128::MIN).
         if self.mantissa < 0 {
-            magnitude
-                .and_then(|m| 0i128.checked_sub_unsigned(m))
-                .unwrap_or(i128::MIN)
+            (magnitude.min(1 << 127) as i128).wrapping_neg()
         } else {
-            magnitude
-                .and_then(|m| i128::try_from(m).ok())
-                .unwrap_or(i128::MAX)
+            magnitude.min(i128::MAX as u128) as i128
         }
     }
 
-    /// `ceil(|value| / 10^scale)`, or `None` beyond `u128`.
-    fn scaled_magnitude(&self, scale: i32) -> Option<u128> {
+    /// `ceil(|value| / 10^scale)`, or [`SATURATED`] beyond `u128`.
+    fn scaled_magnitude(&self, scale: i32) -> u128 {
         let magnitude = self.mantissa.unsigned_abs();
         if magnitude == 0 {
-            return Some(0);
+            return 0;
         }
-        let shift = i64::from(self.exponent).saturating_sub(i64::from(scale));
+        // Saturated at the i32 range, the shift gives the same result: an overflow upward
+        // (beyond 10^38), a quotient rounded up to 1 downward.
+        let shift = self.exponent.saturating_sub(scale);
         if shift >= 0 {
-            mul_pow10(magnitude, u32::try_from(shift).ok()?)
+            mul_pow10(magnitude, shift.unsigned_abs())
         } else {
             // Divide by 10^9 at a time (a divisor of 32 bits: no 128-bit division), noting
             // whether anything was cut off; a zero quotient ends it early.
@@ -350,18 +350,15 @@ impl Quantity {
             let mut exact = true;
             let mut left = shift.unsigned_abs();
             while left > 0 && quotient != 0 {
-                let step = left.min(9) as u32;
-                let power = u32::try_from(crate::arith::wide::small_pow10(step)).unwrap_or(1);
+                let step = left.min(9);
+                let power = crate::arith::wide::pow10_u32(step);
                 let (q, r) = crate::arith::div_small(quotient, power);
                 exact &= r == 0;
                 quotient = q;
-                left = left.saturating_sub(u64::from(step));
+                left = left.wrapping_sub(step);
             }
-            Some(if exact {
-                quotient
-            } else {
-                quotient.saturating_add(1)
-            })
+            // quotient <= 2^127: no overflow.
+            quotient.wrapping_add(u128::from(!exact))
         }
     }
 
@@ -402,35 +399,44 @@ impl Quantity {
     /// cannot take through its int64 fast path (`Pi`, `Ei`, ...), into an `inf.Dec` at nano
     /// scale, i.e. `(value × 10^9, -9)`; this function returns the form above instead.
     pub fn canonical_parts(&self) -> (i128, i32) {
-        if self.mantissa == 0 {
+        let (magnitude, exponent) = self.canonical_magnitude();
+        // The magnitude is within the i128 range of the mantissa's sign.
+        let mantissa = if self.mantissa < 0 {
+            0i128.wrapping_sub_unsigned(magnitude)
+        } else {
+            magnitude as i128
+        };
+        (mantissa, exponent)
+    }
+
+    /// [`Quantity::canonical_parts`] with the mantissa's magnitude, saturated at the `i128`
+    /// range of its sign (`2^127 - 1` or `2^127`). Worked on magnitudes: each 128-bit
+    /// negation or sign test is much code on 32-bit targets, and tolerances need no sign.
+    pub(crate) fn canonical_magnitude(&self) -> (u128, i32) {
+        let magnitude = self.mantissa.unsigned_abs();
+        if magnitude == 0 {
             return (0, 0);
         }
+        let limit = i128::MAX
+            .unsigned_abs()
+            .wrapping_add(u128::from(self.mantissa < 0));
         // What `canonical` computes, without building the text form: a BinarySI integer of at
         // least 1024 in magnitude that `Ki`..`Ei` can show (fewer than 7 factors of 1024, i.e.
-        // fewer than 70 trailing zero bits) parses back to its integer value.
+        // fewer than 70 trailing zero bits: a nonzero bit among the low 70) parses back to its
+        // integer value.
         if self.format == Format::BinarySI {
-            if let Some(value) = u32::try_from(self.exponent)
-                .ok()
-                .and_then(|e| scale_i128(self.mantissa, e))
-            {
-                if value.unsigned_abs() >= 1024 && value.trailing_zeros() < 70 {
+            if let Ok(e) = u32::try_from(self.exponent) {
+                let value = mul_pow10(magnitude, e);
+                if value <= limit && value >= 1024 && value & ((1 << 70) - 1) != 0 {
                     return (value, 0);
                 }
             }
         }
-        // Decimal: the exponent lowered to a multiple of 3.
-        let exponent = i64::from(self.exponent);
-        let zeros = exponent.rem_euclid(3);
-        let m = scale_i128(self.mantissa, u32::try_from(zeros).unwrap_or(0)).unwrap_or(
-            if self.mantissa < 0 {
-                i128::MIN
-            } else {
-                i128::MAX
-            },
-        );
-        let e = exponent.saturating_sub(zeros);
-        let e = i32::try_from(e).unwrap_or(if e < 0 { i32::MIN } else { i32::MAX });
-        (m, e)
+        // Decimal: the exponent lowered to a multiple of 3 (saturating at i32::MIN, the
+        // only exponent that cannot be lowered).
+        let zeros = self.exponent.rem_euclid(3);
+        let m = mul_pow10(magnitude, zeros.unsigned_abs()).min(limit);
+        (m, self.exponent.saturating_sub(zeros))
     }
 
     /// Upstream `CanonicalizeBytes`, as numbers.
@@ -1147,12 +1153,16 @@ mod tests {
         for _ in 0..50_000 {
             let wide = (i128::from(next() as i64) << 64 | i128::from(next())) >> (next() % 128);
             let mantissa = wide % 10i128.pow(36);
-            let exponent = (next() % 100) as i32 - 60;
+            let exponent = match next() % 8 {
+                0 => i32::MAX - (next() % 50) as i32,
+                1 => i32::MIN + (next() % 50) as i32,
+                _ => (next() % 100) as i32 - 60,
+            };
             let q = Quantity::from_parts(mantissa, exponent, Format::DecimalSI);
-            for scale in [-9, -6, -3, 0, 3, 40, -45] {
+            for scale in [-9, -6, -3, 0, 3, 40, -45, i32::MIN, i32::MAX] {
                 assert_eq!(
                     q.scaled_magnitude(scale),
-                    reference(&q, scale),
+                    reference(&q, scale).unwrap_or(SATURATED),
                     "{q:?} {scale}"
                 );
             }
@@ -1161,6 +1171,13 @@ mod tests {
                 .map(|m| if mantissa < 0 { -m } else { m });
             let want = milli.unwrap_or(if mantissa < 0 { i64::MIN } else { i64::MAX });
             assert_eq!(q.milli_value(), want, "{q:?}");
+            // The general path, which 32-bit targets take for every milli value.
+            assert_eq!(q.scaled_value(-3), want, "{q:?}");
+            let nano = reference(&q, -9)
+                .and_then(|m| i128::try_from(m).ok())
+                .map(|m| if mantissa < 0 { -m } else { m });
+            let want = nano.unwrap_or(if mantissa < 0 { i128::MIN } else { i128::MAX });
+            assert_eq!(q.nano_value(), want, "{q:?}");
         }
     }
 }

@@ -41,25 +41,26 @@ impl Tolerance {
         if q.signum() < 0 {
             return None;
         }
-        let (mut mantissa, mut exp10) = q.canonical_parts();
+        // The quantity is not negative: the magnitude is the value.
+        let (mut m, mut exp10) = q.canonical_magnitude();
         // Go keeps more than 19 digits in an inf.Dec; such a tolerance is far outside any
         // ratio's range, so dropping digits below the 19th changes no comparison in practice.
         let mut exact = true;
-        while mantissa > i128::from(i64::MAX) {
-            // mantissa > 0 here (the quantity is not negative).
-            let (q, r) = crate::arith::div_small(mantissa.unsigned_abs(), 10);
+        while m > i64::MAX as u128 {
+            let (q, r) = crate::arith::div_small(m, 10);
             exact &= r == 0;
-            mantissa = i128::try_from(q).unwrap_or(0);
+            m = q;
             exp10 = exp10.saturating_add(1);
         }
-        let m64 = i64::try_from(mantissa).unwrap_or(i64::MAX);
+        // m <= i64::MAX here.
+        let m64 = m as u64;
         let binary64 = if exact {
-            F64::go_approximate_float64(m64, exp10)
+            F64::go_approximate_float64(m64 as i64, exp10)
         } else {
-            F64::from_decimal(false, m64.unsigned_abs(), exp10)
+            F64::from_decimal(false, m64, exp10)
         };
         Some(Tolerance {
-            mantissa: m64.unsigned_abs(),
+            mantissa: m64,
             exp10,
             binary64,
         })

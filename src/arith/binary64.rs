@@ -96,17 +96,15 @@ const POW10NEGTAB32: [u64; 11] = [
     0x00000000000007E8,
 ];
 
-/// A decoded operand.
-#[derive(Clone, Copy)]
-enum Class {
-    /// Any NaN.
-    Nan,
-    /// An infinity with the given sign (`true` = negative).
-    Inf(bool),
-    /// A zero with the given sign.
-    Zero(bool),
-    /// `(-1)^sign × mant × 2^exp`, `mant` nonzero and below `2^53`.
-    Finite { sign: bool, mant: u64, exp: i32 },
+/// The operation of [`F64::binop`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// `+`.
+    Add,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
 }
 
 /// 32-bit limbs for [`F64::from_decimal`]: the largest operands are
@@ -170,35 +168,28 @@ impl F64 {
         F64(self.0 ^ SIGN)
     }
 
-    /// Decodes into a [`Class`].
-    fn class(self) -> Class {
-        let sign = self.is_sign_negative();
-        let biased = (self.0 >> 52) & EXP_MASK;
-        let frac = self.0 & FRAC_MASK;
-        if biased == EXP_MASK {
-            if frac == 0 {
-                Class::Inf(sign)
-            } else {
-                Class::Nan
-            }
-        } else if biased == 0 {
-            if frac == 0 {
-                Class::Zero(sign)
-            } else {
-                Class::Finite {
-                    sign,
-                    mant: frac,
-                    exp: -1074,
-                }
-            }
-        } else {
-            Class::Finite {
-                sign,
-                mant: frac | HIDDEN,
-                // biased in 1..=2046, so this is in -1074..=971.
-                exp: (biased as i32).wrapping_sub(1075),
-            }
+    /// The magnitude of a finite value as `mant × 2^exp`, `mant` normalised to
+    /// `[2^52, 2^53)` (subnormals too), or `0` for a zero (whose `exp` is then below every
+    /// nonzero value's).
+    fn unpack(self) -> (u64, i32) {
+        let biased = ((self.0 >> 52) & EXP_MASK) as i32;
+        let mut mant = self.0 & FRAC_MASK;
+        if biased != 0 {
+            // biased in 1..=2047: exp in -1074..=972.
+            return (mant | HIDDEN, biased.wrapping_sub(1075));
         }
+        if mant == 0 {
+            // Normalised subnormals reach down to 2^52 × 2^-1126.
+            return (0, -1127);
+        }
+        // A subnormal, shifted a bit at a time (a loop is smaller than a 64-bit
+        // leading-zero count on a Cortex-M0, and subnormals are rare).
+        let mut exp: i32 = -1074;
+        while mant & HIDDEN == 0 {
+            mant <<= 1;
+            exp = exp.wrapping_sub(1);
+        }
+        (mant, exp)
     }
 
     /// Signed zero.
@@ -231,30 +222,35 @@ impl F64 {
             // 2^exp2, which they keep far below the subnormal range anyway).
             return F64::zero_signed(sign);
         }
-        let lz = mant.leading_zeros();
-        let mant = mant.wrapping_shl(lz);
-        // Callers pass exponents within ±2^16: no overflow.
-        let exp2 = exp2.saturating_sub(lz as i32);
+        // One 32-bit count of the word holding the leading bit (u64::leading_zeros counts
+        // both halves on a Cortex-M0).
+        let hi = (mant >> 32) as u32;
+        let lz = if hi != 0 {
+            hi.leading_zeros()
+        } else {
+            (mant as u32).leading_zeros().wrapping_add(32)
+        };
+        // The sticky flag joins bit 0, below the rounding position (shift >= 11 below): it
+        // turns a remainder of exactly half into more than half, and lifts none below half
+        // to half (half - 1 has bit 0 set already).
+        let mant = mant.wrapping_shl(lz) | u64::from(sticky);
+        // Callers pass exponents within ±2^16: no overflow below.
+        let exp2 = exp2.wrapping_sub(lz as i32);
         // The value is now in [2^63, 2^64) × 2^exp2; its leading bit has weight 2^top.
-        let top = exp2.saturating_add(63);
+        let top = exp2.wrapping_add(63);
         if top > 1023 {
             return F64::inf_signed(sign);
         }
-        let lsb = top.saturating_sub(52).max(-1074);
+        let lsb = top.wrapping_sub(52).max(-1074);
         // lsb >= top - 52 = exp2 + 11, so shift >= 11.
-        let shift = lsb.saturating_sub(exp2);
-        let (q, rem, half) = if shift > 64 {
-            // value < 2^(exp2 + 64) <= 2^(lsb - 1): below half the smallest step.
-            return F64::zero_signed(sign);
-        } else if shift == 64 {
-            (0u64, mant, 1u64 << 63)
-        } else {
-            let sh = shift as u32; // 11..=63
-            let q = mant.wrapping_shr(sh); // < 2^53
-            let rem = mant & 1u64.wrapping_shl(sh).wrapping_sub(1);
-            (q, rem, 1u64.wrapping_shl(sh.wrapping_sub(1)))
-        };
-        let round_up = rem > half || (rem == half && (sticky || q & 1 == 1));
+        let shift = lsb.wrapping_sub(exp2).unsigned_abs();
+        let q = mant.checked_shr(shift).unwrap_or(0); // < 2^53
+                                                      // The bits below the rounding position, moved to the top (half is then 2^63). Beyond
+                                                      // a shift of 64 the value is below 2^(exp2 + 64) <= 2^(lsb - 1), half the smallest
+                                                      // step: no bits count, and q is 0.
+        let rem = 64u32.checked_sub(shift).map_or(0, |k| mant.wrapping_shl(k));
+        // Above half, or half with an odd q: ties to even.
+        let round_up = rem > (1u64 << 63).wrapping_sub(q & 1);
         let q = q.wrapping_add(u64::from(round_up));
         // lsb in -1074..=971, so the biased field base is in 0..=2045; a carry out of the
         // fraction (q == 2^53, or 2^52 for subnormals) correctly bumps the exponent, up to
@@ -302,66 +298,7 @@ impl F64 {
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn add(self, other: F64) -> F64 {
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(a), Class::Inf(b)) => {
-                if a == b {
-                    F64::inf_signed(a)
-                } else {
-                    F64::NAN
-                }
-            }
-            (Class::Inf(a), _) | (_, Class::Inf(a)) => F64::inf_signed(a),
-            (Class::Zero(a), Class::Zero(b)) => F64::zero_signed(a && b),
-            (Class::Zero(_), _) => other,
-            (_, Class::Zero(_)) => self,
-            (
-                Class::Finite {
-                    sign: sa,
-                    mant: ma,
-                    exp: ea,
-                },
-                Class::Finite {
-                    sign: sb,
-                    mant: mb,
-                    exp: eb,
-                },
-            ) => {
-                // Order so that `a` has the larger exponent.
-                let ((sa, ma, ea), (sb, mb, eb)) = if ea >= eb {
-                    ((sa, ma, ea), (sb, mb, eb))
-                } else {
-                    ((sb, mb, eb), (sa, ma, ea))
-                };
-                // Work in units of 2^(ea - 10): a is ma << 10 (< 2^63).
-                let a = ma << 10;
-                let diff = ea.wrapping_sub(eb).unsigned_abs(); // >= 0, <= 2045
-                let b = if diff <= 10 {
-                    mb.wrapping_shl(10u32.wrapping_sub(diff))
-                } else {
-                    // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
-                    // `a >= 2^62` (a normal number: eb >= -1074 puts ea above the subnormal
-                    // exponent), so the rounding position stays at least 8 bits above the
-                    // jam bit, where a nonzero jam bit stands for any nonzero tail.
-                    let r = diff.wrapping_sub(10);
-                    let kept = mb.checked_shr(r).unwrap_or(0);
-                    let lost = mb & 1u64.checked_shl(r).map_or(u64::MAX, |m| m.wrapping_sub(1));
-                    kept | u64::from(lost != 0)
-                };
-                let (sign, mant) = if sa == sb {
-                    // a, b < 2^63: no overflow.
-                    (sa, a.wrapping_add(b))
-                } else if a > b {
-                    (sa, a.wrapping_sub(b))
-                } else if b > a {
-                    (sb, b.wrapping_sub(a))
-                } else {
-                    // Exact cancellation: +0 in round-to-nearest.
-                    return F64::ZERO;
-                };
-                F64::round_pack(sign, mant, ea.wrapping_sub(10), false)
-            }
-        }
+        self.binop(other, Op::Add)
     }
 
     /// `self - other`, correctly rounded.
@@ -375,75 +312,118 @@ impl F64 {
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn mul(self, other: F64) -> F64 {
-        let sign = self.is_sign_negative() != other.is_sign_negative();
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(_), Class::Zero(_)) | (Class::Zero(_), Class::Inf(_)) => F64::NAN,
-            (Class::Inf(_), _) | (_, Class::Inf(_)) => F64::inf_signed(sign),
-            (Class::Zero(_), _) | (_, Class::Zero(_)) => F64::zero_signed(sign),
-            (
-                Class::Finite {
-                    mant: ma, exp: ea, ..
-                },
-                Class::Finite {
-                    mant: mb, exp: eb, ..
-                },
-            ) => {
-                // Normalise both significands to [2^52, 2^53): the product lies in
-                // [2^104, 2^106), and its top 64 bits (all but the low 42) keep at least 62
-                // significant bits, the rest folding into the sticky flag.
-                let la = ma.leading_zeros().wrapping_sub(11);
-                let lb = mb.leading_zeros().wrapping_sub(11);
-                let (hi, lo) = mul_wide(ma.wrapping_shl(la), mb.wrapping_shl(lb));
-                let exp2 = ea
-                    .wrapping_add(eb)
-                    .wrapping_sub(la.wrapping_add(lb) as i32)
-                    .wrapping_add(42);
-                F64::round_pack(sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
-            }
-        }
+        self.binop(other, Op::Mul)
     }
 
     /// `self / other`, correctly rounded.
     #[must_use]
     #[allow(clippy::should_implement_trait)] // by-name API mirroring upstream's operators
     pub fn div(self, other: F64) -> F64 {
-        let sign = self.is_sign_negative() != other.is_sign_negative();
-        match (self.class(), other.class()) {
-            (Class::Nan, _) | (_, Class::Nan) => F64::NAN,
-            (Class::Inf(_), Class::Inf(_)) | (Class::Zero(_), Class::Zero(_)) => F64::NAN,
-            (Class::Inf(_), _) | (_, Class::Zero(_)) => F64::inf_signed(sign),
-            (_, Class::Inf(_)) | (Class::Zero(_), _) => F64::zero_signed(sign),
-            (
-                Class::Finite {
-                    mant: ma, exp: ea, ..
-                },
-                Class::Finite {
-                    mant: mb, exp: eb, ..
-                },
-            ) => {
-                // Normalise both significands to [2^52, 2^53).
-                let la = ma.leading_zeros().wrapping_sub(11);
-                let lb = mb.leading_zeros().wrapping_sub(11);
-                let ma = ma.wrapping_shl(la);
-                let mb = mb.wrapping_shl(lb);
-                let ea = ea.wrapping_sub(la as i32);
-                let eb = eb.wrapping_sub(lb as i32);
+        self.binop(other, Op::Div)
+    }
+
+    /// The three operations in one body: they share the decoding, the special cases and the
+    /// final rounding (one copy of each is about a third of the code of three functions on a
+    /// Cortex-M0). Zeros take the finite path wherever it gives their IEEE result.
+    #[inline(never)]
+    fn binop(self, other: F64, op: Op) -> F64 {
+        let (mut a, mut b) = (self, other);
+        // The sign of a product or quotient (for a sum: whether the signs differ).
+        let sign = (a.0 ^ b.0) & SIGN != 0;
+        if a.is_nan() || b.is_nan() {
+            return F64::NAN;
+        }
+        let (a_inf, b_inf) = (a.is_infinite(), b.is_infinite());
+        if op == Op::Add {
+            if a_inf || b_inf {
+                // Inf - Inf is NaN; otherwise the infinity wins, with its sign.
+                return if a_inf && b_inf && a != b {
+                    F64::NAN
+                } else if a_inf {
+                    a
+                } else {
+                    b
+                };
+            }
+            // The larger magnitude first: its exponent is then the larger too.
+            if a.0 & !SIGN < b.0 & !SIGN {
+                (a, b) = (b, a);
+            }
+        } else {
+            // Dividing by b is multiplying by 1/b: an infinite b acts as a zero factor and a
+            // zero b as an infinite one. Then Inf × 0 is NaN, Inf × x infinite, 0 × x zero.
+            let (a_zero, b_zero) = (a.is_zero(), b.is_zero());
+            let (b_inf, b_zero) = if op == Op::Div {
+                (b_zero, b_inf)
+            } else {
+                (b_inf, b_zero)
+            };
+            if a_inf || b_inf {
+                return if a_zero || b_zero {
+                    F64::NAN
+                } else {
+                    F64::inf_signed(sign)
+                };
+            }
+            if a_zero || b_zero {
+                return F64::zero_signed(sign);
+            }
+        }
+        let (ma, ea) = a.unpack();
+        let (mb, eb) = b.unpack();
+        let (sign, mant, exp2, sticky) = match op {
+            Op::Add => {
+                // |a| >= |b|, so ea >= eb. Work in units of 2^(ea - 10): a is ma << 10
+                // (< 2^63).
+                let am = ma << 10;
+                let diff = ea.wrapping_sub(eb).unsigned_abs(); // below 2^11
+                let bm = if diff <= 10 {
+                    mb.wrapping_shl(10u32.wrapping_sub(diff))
+                } else {
+                    // Shift right by diff - 10, jamming lost bits into the lowest bit. Then
+                    // `am >= 2^62` (b is nonzero or a zero, whose exponent is the lowest), so
+                    // the rounding position stays at least 8 bits above the jam bit, where a
+                    // nonzero jam bit stands for any nonzero tail.
+                    // mb < 2^53: from a shift of 53 up all of it is lost, so 63 serves beyond.
+                    let r = diff.wrapping_sub(10).min(63);
+                    let kept = mb >> r;
+                    kept | u64::from(kept << r != mb)
+                };
+                let exp2 = ea.wrapping_sub(10);
+                let a_neg = a.is_sign_negative();
+                if sign {
+                    // am >= bm; an exact cancellation is +0 in round-to-nearest.
+                    (a_neg && am != bm, am.wrapping_sub(bm), exp2, false)
+                } else {
+                    // am, bm < 2^63: no overflow; -0 + -0 keeps its sign.
+                    (a_neg, am.wrapping_add(bm), exp2, false)
+                }
+            }
+            Op::Mul => {
+                // Significands in [2^52, 2^53): the product lies in [2^104, 2^106), and its
+                // top 64 bits (all but the low 42) keep at least 62 significant bits, the rest
+                // folding into the sticky flag.
+                let (hi, lo) = mul_wide(ma, mb);
+                let exp2 = ea.wrapping_add(eb).wrapping_add(42);
+                (sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
+            }
+            Op::Div => {
                 // q = floor(ma × 2^63 / mb) lies in (2^62, 2^64).
                 let (q, r) = div_mant(ma, mb);
                 let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
-                F64::round_pack(sign, q, exp2, r != 0)
+                (sign, q, exp2, r != 0)
             }
-        }
+        };
+        F64::round_pack(sign, mant, exp2, sticky)
     }
 
-    /// A key whose unsigned order is the IEEE order of non-NaN values (with `-0 < +0`).
-    const fn order_key(self) -> u64 {
-        if self.0 & SIGN != 0 {
-            !self.0
-        } else {
-            self.0 | SIGN
-        }
+    /// A key whose signed order is the IEEE order of non-NaN values: the sign-magnitude
+    /// pattern read as two's complement, so `-0` and `+0` share the key 0.
+    const fn order_key(self) -> i64 {
+        let bits = self.0 as i64;
+        // 0 for positive values, -1 for negative ones: (m ^ s) - s is -m for those.
+        let s = bits >> 63;
+        ((bits & i64::MAX) ^ s).wrapping_sub(s)
     }
 
     /// IEEE comparison; `None` when either operand is NaN. `-0` equals `+0`.
@@ -451,11 +431,18 @@ impl F64 {
     pub fn partial_cmp_value(self, other: F64) -> Option<Ordering> {
         if self.is_nan() || other.is_nan() {
             None
-        } else if self.is_zero() && other.is_zero() {
-            Some(Ordering::Equal)
         } else {
             Some(self.order_key().cmp(&other.order_key()))
         }
+    }
+
+    /// IEEE `low <= self && self <= high` (false when any is NaN): one NaN test per operand
+    /// and two key comparisons, less code than two `partial_cmp_value`s.
+    pub(crate) fn between(self, low: F64, high: F64) -> bool {
+        let key = self.order_key();
+        !(self.is_nan() || low.is_nan() || high.is_nan())
+            && low.order_key() <= key
+            && key <= high.order_key()
     }
 
     /// IEEE `self < other` (false when either is NaN).
@@ -554,51 +541,18 @@ impl F64 {
     /// `self as i64`: truncates toward zero, saturates at the `i64` range, NaN gives `0`.
     #[must_use]
     pub fn to_i64_saturating(self) -> i64 {
-        match self.class() {
-            Class::Nan | Class::Zero(_) => 0,
-            Class::Inf(neg) => {
-                if neg {
-                    i64::MIN
-                } else {
-                    i64::MAX
-                }
-            }
-            Class::Finite { sign, mant, exp } => {
-                let mag: u64 = if exp >= 0 {
-                    if exp >= 11 {
-                        // mant >= 1 and mant × 2^exp >= 2^63 whenever mant >= 2^52; for
-                        // smaller (subnormal) mant exp is negative, so this saturates.
-                        u64::MAX
-                    } else {
-                        mant.wrapping_shl(exp.unsigned_abs())
-                    }
-                } else {
-                    let s = exp.unsigned_abs();
-                    if s >= 64 {
-                        0
-                    } else {
-                        mant.wrapping_shr(s)
-                    }
-                };
-                if sign {
-                    if mag >= 1u64 << 63 {
-                        i64::MIN
-                    } else {
-                        (mag as i64).wrapping_neg()
-                    }
-                } else if mag > i64::MAX as u64 {
-                    i64::MAX
-                } else {
-                    mag as i64
-                }
-            }
-        }
+        self.to_i64_rounded(false)
     }
 
     /// `self as i32`: truncates toward zero, saturates at the `i32` range, NaN gives `0`.
     #[must_use]
     pub fn to_i32_saturating(self) -> i32 {
-        let v = self.to_i64_saturating();
+        self.to_i32_rounded(false)
+    }
+
+    /// [`F64::to_i32_rounded`] in `i32`, saturating.
+    pub(crate) fn to_i32_rounded(self, up: bool) -> i32 {
+        let v = self.to_i64_rounded(up);
         if v > i64::from(i32::MAX) {
             i32::MAX
         } else if v < i64::from(i32::MIN) {
@@ -608,21 +562,55 @@ impl F64 {
         }
     }
 
+    /// `int64(math.Ceil(self))` when `up`, else `int64(self)`: saturating, NaN gives `0`.
+    /// The ceiling is taken on the integer (a fraction left by the truncation adds one to a
+    /// positive value) instead of by a float addition: less code, and exact all the same.
+    pub(crate) fn to_i64_rounded(self, up: bool) -> i64 {
+        if self.is_nan() {
+            return 0;
+        }
+        let negative = self.is_sign_negative();
+        // An infinity unpacks as 2^52 × 2^972: it saturates like any value of 2^63 or more.
+        let (mant, exp) = self.unpack();
+        let magnitude = if exp >= 11 {
+            // mant >= 2^52 (a zero's exponent is negative), so mant × 2^exp >= 2^63.
+            u64::MAX
+        } else if exp >= 0 {
+            mant.wrapping_shl(exp.unsigned_abs())
+        } else {
+            // |value| < 1 from s = 53 up (mant < 2^53): capping s at 63 changes no result.
+            let s = exp.unsigned_abs().min(63);
+            // Adding 2^s - 1 before the shift takes the ceiling (mant < 2^53: no overflow).
+            let bias = if up && !negative {
+                (1u64 << s).wrapping_sub(1)
+            } else {
+                0
+            };
+            mant.wrapping_add(bias) >> s
+        };
+        // 2^63 reads as i64::MIN, which negates to itself.
+        if negative {
+            (magnitude.min(1 << 63) as i64).wrapping_neg()
+        } else {
+            magnitude.min(i64::MAX as u64) as i64
+        }
+    }
+
     /// Go's `math.Pow10(n)`, computed exactly as Go computes it (a product or quotient of
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
-        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries.
-        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
-        if (0..=308).contains(&n) {
-            F64::literal_pow10(q.wrapping_mul(32)).mul(F64::literal_pow10(r))
-        } else if (-323..=0).contains(&n) {
-            F64::literal_pow10(q.wrapping_mul(32)).div(F64::literal_pow10(r.wrapping_neg()))
-        } else if n > 0 {
-            F64::INFINITY
-        } else {
-            F64::ZERO
+        if !(-323..=308).contains(&n) {
+            return if n > 0 { F64::INFINITY } else { F64::ZERO };
         }
+        // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries, whose
+        // product (n >= 0) or quotient (n < 0) is the result.
+        let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
+        let (big, small) = (
+            F64::literal_pow10(q.wrapping_mul(32)),
+            F64::literal_pow10(r.wrapping_abs()),
+        );
+        big.binop(small, if n >= 0 { Op::Mul } else { Op::Div })
     }
 
     /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
@@ -657,46 +645,42 @@ impl F64 {
         if mantissa == 0 {
             return F64::zero_signed(negative);
         }
-        if exp10 >= 0 {
-            // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
-            // binary64 (~1.798e308) by far more than half an ulp. Below, the value is under
-            // 2^64 × 10^308 < 2^1088 (round_pack turns the larger ones into infinity).
-            if exp10 > 308 {
-                return F64::inf_signed(negative);
-            }
-            let mut n = Big::<DEC_LIMBS>::pow10(exp10.unsigned_abs());
-            n.mul_small(mantissa);
-            let (m, shift, sticky) = n.top64();
-            F64::round_pack(negative, m, shift as i32, sticky) // shift below 2^11
-        } else {
-            // value < 2^64 × 10^exp10; for exp10 <= -344 that is below 1.85e-325, less
-            // than half the smallest subnormal (2^-1075 ~ 2.47e-324).
-            if exp10 < -343 {
-                return F64::zero_signed(negative);
-            }
-            let d = exp10.unsigned_abs(); // 1..=343
-            let den = Big::<DEC_LIMBS>::pow10(d); // < 2^1140
-            let bl_den = den.bit_len();
-            let bl_m = 64u32.wrapping_sub(mantissa.leading_zeros());
-            // s = bl_den - bl_m + 63 >= 3; the quotient (m << s) / den is in (2^62, 2^64).
-            let s = bl_den.wrapping_add(63).wrapping_sub(bl_m);
-            let num = Big::<DEC_LIMBS>::from_u64(mantissa).shl(s);
-            let (q, inexact) = num.div_small_quotient(&den, 63);
-            let exp2 = (s as i32).wrapping_neg(); // s below 2^11
-            F64::round_pack(negative, q, exp2, inexact)
+        // mantissa >= 1, so from exp10 = 309 up the value exceeds the largest finite
+        // binary64 (~1.798e308) by far more than half an ulp; below exp10 = -343 it is under
+        // 2^64 × 10^-344 < 1.85e-325, less than half the smallest subnormal (2^-1075 ~
+        // 2.47e-324).
+        if exp10 > 308 {
+            return F64::inf_signed(negative);
         }
+        if exp10 < -343 {
+            return F64::zero_signed(negative);
+        }
+        // value = num / den, num = mantissa × 10^max(exp10, 0) < 2^1088 and
+        // den = 10^max(-exp10, 0) < 2^1140: one path for both signs of exp10.
+        let mut num = Big::<DEC_LIMBS>::pow10(exp10.max(0).unsigned_abs());
+        num.mul_small(mantissa);
+        let mut den = Big::<DEC_LIMBS>::pow10(exp10.min(0).unsigned_abs());
+        // With s = bits(den) - bits(num) + 63, q = floor(num × 2^s / den) lies in (2^62,
+        // 2^64); a negative s shifts den instead. |s| < 2^11, and the shifted operands stay
+        // below 2^1204, inside the limbs.
+        let s = (den.bit_len() as i32)
+            .wrapping_add(63)
+            .wrapping_sub(num.bit_len() as i32);
+        if s >= 0 {
+            num.shl_assign(s.unsigned_abs());
+        } else {
+            den.shl_assign(s.unsigned_abs());
+        }
+        let (q, inexact) = num.div_small_quotient(&mut den, 63);
+        F64::round_pack(negative, q, s.wrapping_neg(), inexact)
     }
 
     /// Go's `resource.Quantity.AsApproximateFloat64` for an `int64Amount{value: mantissa,
     /// scale: exp10}`: `float64(mantissa)`, times `math.Pow10(exp10)` unless `exp10 == 0`.
     #[must_use]
     pub fn go_approximate_float64(mantissa: i64, exp10: i32) -> F64 {
-        let base = F64::from_i64(mantissa);
-        if exp10 == 0 {
-            base
-        } else {
-            base.mul(F64::go_pow10(exp10))
-        }
+        // With exp10 == 0 the factor is 1.0, and the product `base` exactly.
+        F64::from_i64(mantissa).mul(F64::go_pow10(exp10))
     }
 }
 
@@ -793,6 +777,85 @@ mod tests {
         for e in exponents {
             assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
             assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
+        }
+    }
+
+    /// The integer ceiling against `ceil` then the conversion.
+    #[test]
+    fn rounded_conversions_match_ceil() {
+        let mut next = crate::arith::test_rng(0x2545_F491_4F6C_DD1D);
+        let specials = [
+            0.5, -0.5, 1.0, 2.5, -2.5, 9.2e18, 9.3e18, -9.3e18, 2.1e9, -2.2e9,
+        ];
+        let check = |x: F64| {
+            assert_eq!(
+                x.to_i64_rounded(true),
+                x.ceil().to_i64_saturating(),
+                "{x:?}"
+            );
+            assert_eq!(
+                x.to_i32_rounded(true),
+                x.ceil().to_i32_saturating(),
+                "{x:?}"
+            );
+            assert_eq!(
+                x.to_i64_rounded(false),
+                x.trunc().to_i64_saturating(),
+                "{x:?}"
+            );
+        };
+        for v in specials {
+            check(F64(f64::to_bits(v)));
+            check(F64(f64::to_bits(v)).neg());
+        }
+        for bits in [
+            0,
+            SIGN,
+            1,
+            SIGN | 1,
+            F64::INFINITY.0,
+            F64::NAN.0,
+            F64::ONE.0,
+        ] {
+            check(F64(bits));
+            check(F64(bits).neg());
+        }
+        for _ in 0..200_000 {
+            let r = next();
+            // Exponents around the integer range, and any.
+            let exp = 1023 + (r >> 56) % 70;
+            check(F64((r & (SIGN | FRAC_MASK)) | exp << 52));
+            check(F64(next()));
+        }
+    }
+
+    /// `between` against the two comparisons it stands for.
+    #[test]
+    fn between_matches_comparisons() {
+        let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
+        let specials = [
+            0,
+            SIGN,
+            1,
+            F64::ONE.0,
+            F64::INFINITY.0,
+            F64::NAN.0,
+            SIGN | 5,
+        ];
+        let mut pick = |i: u64| {
+            let r = next();
+            match (i + r) % 4 {
+                0 => F64(specials.get((r >> 8) as usize % 7).copied().unwrap_or(0)),
+                1 => F64(r),
+                2 => F64(F64::ONE.0.wrapping_add(r % 5).wrapping_sub(2)),
+                _ => F64((r % 8) | (r & SIGN)),
+            }
+        };
+        for i in 0..300_000 {
+            let (x, low, high) = (pick(i), pick(i + 1), pick(i + 2));
+            for (l, h) in [(low, high), (high, low), (x, high), (low, x)] {
+                assert_eq!(x.between(l, h), x.ge(l) && x.le(h), "{x:?} {l:?} {h:?}");
+            }
         }
     }
 

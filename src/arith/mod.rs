@@ -81,7 +81,9 @@ fn exact_parts(num: i128, den: i128) -> Option<(i128, u128)> {
 }
 
 impl Ratio {
-    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0).
+    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: inlined
+    /// into its callers it costs more code than the call (on a Cortex-M0).
+    #[inline(never)]
     pub(crate) fn cmp_one(self) -> Option<Ordering> {
         match self {
             Ratio::Float(f) => f.partial_cmp_value(F64::ONE),
@@ -107,7 +109,7 @@ impl Ratio {
             Ratio::Float(r) => {
                 let low = F64::ONE.sub(tol.down.binary64());
                 let high = F64::ONE.add(tol.up.binary64());
-                r.ge(low) && r.le(high)
+                r.between(low, high)
             }
             #[cfg(feature = "exact")]
             Ratio::Exact { num, den, scale } => exact_within(num, den, scale, tol),
@@ -117,7 +119,7 @@ impl Ratio {
     /// `int32(ceil(ratio * float64(count)))`, saturating (NaN gives 0).
     pub(crate) fn ceil_times(self, count: i64) -> i32 {
         match self {
-            Ratio::Float(r) => r.mul(F64::from_i64(count)).ceil().to_i32_saturating(),
+            Ratio::Float(r) => r.mul(F64::from_i64(count)).to_i32_rounded(true),
             #[cfg(feature = "exact")]
             Ratio::Exact { num, den, scale } => exact_ceil_times(num, den, scale, count),
         }
@@ -215,8 +217,7 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     let _ = mode;
     F64::from_i64(value)
         .div(F64::from_i64(target))
-        .ceil()
-        .to_i32_saturating()
+        .to_i32_rounded(true)
 }
 
 /// `int64(ceil(float64(value) / float64(divisor)))`, saturating (per-pod status usage).
@@ -235,8 +236,7 @@ pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     let _ = mode;
     F64::from_i64(value)
         .div(F64::from_i64(divisor))
-        .ceil()
-        .to_i64_saturating()
+        .to_i64_rounded(true)
 }
 
 /// `float64(sum) >= float64(MaxInt64)` (External per-pod status usage cap).
@@ -280,7 +280,8 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
         F64::ONE.sub(fraction)
     };
     let product = F64::from_i64(i64::from(start)).mul(factor);
-    if up { product.ceil() } else { product }.to_i32_saturating()
+    // The ceiling of the scale-up proposal is taken with the conversion.
+    product.to_i32_rounded(up)
 }
 
 /// An exact sum of `i64` values: `hi × 2^64 + lo`, where `lo` is an `i64` updated with one
@@ -445,8 +446,11 @@ pub(crate) fn div_small_steps(n: u128, d: u32) -> (u128, u32) {
     for l in limbs.iter_mut().rev() {
         // r < d < 2^32: the partial dividend fits 64 bits.
         let part = (r << 32) | u64::from(*l);
-        *l = part.checked_div(d).unwrap_or(0) as u32;
-        r = part.checked_rem(d).unwrap_or(0);
+        let q = part.checked_div(d).unwrap_or(0);
+        *l = q as u32;
+        // The remainder is below d < 2^32: the low words give it (a 32-bit multiply
+        // instead of a 64-bit one).
+        r = u64::from((part as u32).wrapping_sub((q as u32).wrapping_mul(d as u32)));
     }
     (from_limbs(limbs), r as u32)
 }

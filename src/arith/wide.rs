@@ -40,13 +40,30 @@ const SMALL_POW10: [u64; 20] = [
     TEN_POW_19,
 ];
 
-/// `10^i` for `i` in `0..=19`; `0` for larger `i` (never requested).
+/// `10^i` for `i` in `0..=19`; `0` for larger `i` (never requested). For the hosts' fast
+/// path of `Quantity::milli_value`; the rest steps by [`pow10_u32`], whose table is a
+/// quarter of the size (this one is not linked on 32-bit targets).
 pub(crate) fn small_pow10(i: u32) -> u64 {
     SMALL_POW10.get(i as usize).copied().unwrap_or(0)
 }
 
-/// `10^9`, the largest power of ten that fits in a `u32`.
-const TEN_POW_9: u64 = 1_000_000_000;
+/// `10^i` for `i` in `0..=9`: the start of [`SMALL_POW10`], narrowed at compile time
+/// (where an out-of-range index is a build error, not a run-time panic).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const POW10_U32: [u32; 10] = {
+    let mut table = [0u32; 10];
+    let mut i = 0;
+    while i < 10 {
+        table[i] = SMALL_POW10[i] as u32;
+        i += 1;
+    }
+    table
+};
+
+/// `10^i` for `i` in `0..=9`; `1` for larger `i` (never requested).
+pub(crate) fn pow10_u32(i: u32) -> u32 {
+    POW10_U32.get(i as usize).copied().unwrap_or(1)
+}
 
 impl<const N: usize> Big<N> {
     /// Zero.
@@ -55,11 +72,13 @@ impl<const N: usize> Big<N> {
     }
 
     /// The value `v`.
+    #[cfg(any(test, feature = "exact"))]
     pub(crate) fn from_u64(v: u64) -> Self {
         Self::from_u128(u128::from(v))
     }
 
     /// The value `v`.
+    #[cfg(any(test, feature = "exact"))]
     pub(crate) fn from_u128(v: u128) -> Self {
         let mut b = Self::zero();
         for (i, l) in b.limbs.iter_mut().take(4).enumerate() {
@@ -70,13 +89,16 @@ impl<const N: usize> Big<N> {
 
     /// `10^d` (truncated if it does not fit).
     pub(crate) fn pow10(d: u32) -> Self {
-        let mut b = Self::from_u64(1);
+        let mut b = Self::zero();
+        if let Some(l) = b.limbs.first_mut() {
+            *l = 1;
+        }
         let mut left = d;
         while left >= 9 {
-            b.mul_small(TEN_POW_9);
+            b.mul_small(u64::from(pow10_u32(9)));
             left = left.wrapping_sub(9);
         }
-        b.mul_small(small_pow10(left));
+        b.mul_small(u64::from(pow10_u32(left)));
         b
     }
 
@@ -87,20 +109,7 @@ impl<const N: usize> Big<N> {
 
     /// `self *= k` (truncated if it does not fit).
     pub(crate) fn mul_small(&mut self, k: u64) {
-        let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
-        // The carry, in units of the current limb: below 2^64 (see the bound below).
-        let mut carry: u64 = 0;
-        for l in self.limbs.iter_mut() {
-            let limb = u64::from(*l);
-            // limb × kl + a 32-bit carry part < 2^64.
-            let lo = limb.wrapping_mul(kl).wrapping_add(carry & 0xFFFF_FFFF);
-            *l = lo as u32;
-            // limb × kh <= 2^64 - 2^33 + 1, plus two values below 2^32: below 2^64.
-            carry = limb
-                .wrapping_mul(kh)
-                .wrapping_add(carry >> 32)
-                .wrapping_add(lo >> 32);
-        }
+        mul_small_limbs(&mut self.limbs, k);
     }
 
     #[cfg(feature = "exact")]
@@ -158,24 +167,30 @@ impl<const N: usize> Big<N> {
     }
 
     /// `self << s` (bits shifted out of the top are lost).
+    #[cfg(any(test, feature = "exact"))]
     pub(crate) fn shl(&self, s: u32) -> Self {
+        let mut out = *self;
+        out.shl_assign(s);
+        out
+    }
+
+    /// `self <<= s` (bits shifted out of the top are lost): in place, from the top limb
+    /// down, so that every source limb is read before it is overwritten (no copy of the
+    /// value).
+    pub(crate) fn shl_assign(&mut self, s: u32) {
         let limb_shift = (s / 32) as usize;
         let bit_shift = s % 32;
-        let mut out = Self::zero();
-        for (i, o) in out.limbs.iter_mut().enumerate() {
-            let Some(src) = i.checked_sub(limb_shift) else {
-                continue;
-            };
+        for i in (0..N).rev() {
+            // Source limbs below 0 wrap to indices past the end: they read as 0.
+            let src = i.wrapping_sub(limb_shift);
             let cur = self.limbs.get(src).copied().unwrap_or(0);
-            let prev = src
-                .checked_sub(1)
-                .and_then(|p| self.limbs.get(p).copied())
-                .unwrap_or(0);
+            let prev = self.limbs.get(src.wrapping_sub(1)).copied().unwrap_or(0);
             // The pair (cur, prev) shifted left, its high word kept.
             let pair = u64::from(cur) << 32 | u64::from(prev);
-            *o = (pair << bit_shift >> 32) as u32;
+            if let Some(o) = self.limbs.get_mut(i) {
+                *o = (pair << bit_shift >> 32) as u32;
+            }
         }
-        out
     }
 
     /// `self >>= 1`.
@@ -202,18 +217,8 @@ impl<const N: usize> Big<N> {
         0
     }
 
-    /// True when any of the low `k` bits is set.
-    pub(crate) fn low_bits_nonzero(&self, k: u32) -> bool {
-        let full = (k / 32) as usize;
-        let part = k % 32;
-        if self.limbs.iter().take(full).any(|&l| l != 0) {
-            return true;
-        }
-        let mask = 1u32.wrapping_shl(part).wrapping_sub(1);
-        part != 0 && self.limbs.get(full).is_some_and(|&l| l & mask != 0)
-    }
-
-    /// The 64 bits starting at bit `pos` (bits above the top are zero).
+    /// The 64 bits starting at bit `pos` (bits above the top are zero): the tests' reading.
+    #[cfg(test)]
     pub(crate) fn bits64_at(&self, pos: u32) -> u64 {
         let limb = (pos / 32) as usize;
         let bit = pos % 32;
@@ -227,23 +232,19 @@ impl<const N: usize> Big<N> {
         low | word(2) << 32 << 32u32.wrapping_sub(bit)
     }
 
-    /// The top (up to) 64 significant bits: `(m, shift, sticky)` with
-    /// `self = m * 2^shift + r`, `0 <= r < 2^shift`, and `sticky == (r != 0)`.
-    pub(crate) fn top64(&self) -> (u64, u32, bool) {
-        let shift = self.bit_len().saturating_sub(64);
-        (self.bits64_at(shift), shift, self.low_bits_nonzero(shift))
-    }
-
     /// `floor(self / den)` and whether the remainder is nonzero, provided the quotient is
-    /// below `2^(qbits + 1)` and `qbits < 64` (otherwise the quotient is truncated).
-    pub(crate) fn div_small_quotient(&self, den: &Self, qbits: u32) -> (u64, bool) {
-        let mut rem = *self;
-        let mut d = den.shl(qbits);
+    /// below `2^(qbits + 1)` and `qbits < 64` (otherwise the quotient is truncated). Both
+    /// operands are worked on in place (no copies): `self` is left holding the remainder and
+    /// `den` is clobbered.
+    pub(crate) fn div_small_quotient(&mut self, den: &mut Self, qbits: u32) -> (u64, bool) {
+        let rem = self;
+        let d = den;
+        d.shl_assign(qbits);
         let mut q: u64 = 0;
         let mut i = qbits;
         loop {
-            if rem >= d {
-                rem.sub_assign(&d);
+            if *rem >= *d {
+                rem.sub_assign(d);
                 q |= 1u64.wrapping_shl(i);
             }
             if i == 0 {
@@ -253,6 +254,28 @@ impl<const N: usize> Big<N> {
             d.shr1_assign();
         }
         (q, !rem.is_zero())
+    }
+}
+
+// The multiplication both limb counts use (decimal conversion, exact comparisons), on a
+// slice: one copy of the code instead of one per `N`.
+
+/// [`Big::mul_small`] on the limbs.
+#[inline(never)]
+fn mul_small_limbs(limbs: &mut [u32], k: u64) {
+    let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
+    // The carry, in units of the current limb: below 2^64 (see the bound below).
+    let mut carry: u64 = 0;
+    for l in limbs.iter_mut() {
+        let limb = u64::from(*l);
+        // limb × kl + a 32-bit carry part < 2^64.
+        let lo = limb.wrapping_mul(kl).wrapping_add(carry & 0xFFFF_FFFF);
+        *l = lo as u32;
+        // limb × kh <= 2^64 - 2^33 + 1, plus two values below 2^32: below 2^64.
+        carry = limb
+            .wrapping_mul(kh)
+            .wrapping_add(carry >> 32)
+            .wrapping_add(lo >> 32);
     }
 }
 
@@ -386,6 +409,17 @@ mod tests {
     use core::cmp::Ordering::{Equal, Greater, Less};
 
     #[test]
+    fn pow10_tables_agree() {
+        for i in 0..=9 {
+            assert_eq!(u64::from(pow10_u32(i)), small_pow10(i));
+            assert_eq!(small_pow10(i), 10u64.pow(i));
+        }
+        for i in 10..=19 {
+            assert_eq!(small_pow10(i), 10u64.pow(i));
+        }
+    }
+
+    #[test]
     fn big_basics() {
         let p = Big::<8>::pow10(38);
         assert_eq!(p.bit_len(), 127);
@@ -395,18 +429,11 @@ mod tests {
         assert_eq!(q.bit_len(), 197);
         assert_eq!(q.bits64_at(70), 10u128.pow(38) as u64);
         assert_eq!(q.bits64_at(101), (10u128.pow(38) >> 31) as u64);
-        // 10^38 = 5^38 × 2^38: the lowest set bit of q is bit 108.
-        assert!(!q.low_bits_nonzero(108));
-        assert!(q.low_bits_nonzero(109));
-        let (m, s, sticky) = q.top64();
-        assert_eq!(s, 133);
-        assert_eq!(m, (10u128.pow(38) >> 63) as u64);
-        assert!(sticky);
-        let (quot, r) = p.shl(63).div_small_quotient(&Big::<8>::pow10(38), 63);
+        let (quot, r) = p.shl(63).div_small_quotient(&mut Big::<8>::pow10(38), 63);
         assert_eq!(quot, 1 << 63);
         assert!(!r);
-        let n = Big::<8>::from_u128(1_000_001);
-        let (quot, r) = n.div_small_quotient(&Big::<8>::from_u64(1000), 20);
+        let mut n = Big::<8>::from_u128(1_000_001);
+        let (quot, r) = n.div_small_quotient(&mut Big::<8>::from_u64(1000), 20);
         assert_eq!(quot, 1000);
         assert!(r);
         // Against native 128-bit arithmetic.
