@@ -143,42 +143,48 @@ fn unzigzag32(code: u32) -> i32 {
     (code.wrapping_shr(1) ^ (code & 1).wrapping_neg()).cast_signed()
 }
 
-/// The bytes `v` takes as a varint.
+/// The bytes `v` takes as a varint, as written.
+#[cfg(test)]
 fn varint_len(v: u64) -> usize {
-    let bits = u64::BITS.saturating_sub((v | 1).leading_zeros());
-    bits.div_ceil(7) as usize
+    let mut bytes = [0; MAX_ENTRY_BYTES];
+    let mut out = bytes.iter_mut();
+    put_varint(&mut out, v);
+    MAX_ENTRY_BYTES.saturating_sub(out.len())
 }
 
-/// The bytes a gap code takes: its varint, but at least two bytes, so that the usual gaps all
-/// have the same length (see the module docs).
+/// The bytes a gap code takes as written: its varint, but at least two bytes, so that the
+/// usual gaps all have the same length (see the module docs).
+#[cfg(test)]
 fn gap_len(code: u64) -> usize {
-    varint_len(code).max(2)
+    let mut bytes = [0; MAX_ENTRY_BYTES];
+    let mut out = bytes.iter_mut();
+    put_gap(&mut out, code);
+    MAX_ENTRY_BYTES.saturating_sub(out.len())
 }
 
 /// Writes a gap code as a varint of at least two bytes: a one-byte code gets a zero second
 /// byte (a longer form of the same LEB128 number, which every decoder here reads).
+#[cfg(test)]
 fn put_gap(out: &mut core::slice::IterMut<'_, u8>, code: u64) {
-    if code < 0x80 {
-        for byte in [u8::try_from(code).unwrap_or(0) | 0x80, 0] {
-            if let Some(slot) = out.next() {
-                *slot = byte;
-            }
-        }
-    } else {
-        put_varint(out, code);
-    }
+    put_varint_min(out, code, 2);
 }
 
 /// Writes `v` as a varint into the next bytes of `out`.
-fn put_varint(out: &mut core::slice::IterMut<'_, u8>, mut v: u64) {
-    loop {
+#[cfg(test)]
+fn put_varint(out: &mut core::slice::IterMut<'_, u8>, v: u64) {
+    put_varint_min(out, v, 1);
+}
+
+/// Writes `v` as a varint of at least `min` bytes (zero high groups as needed) into the next
+/// bytes of `out`. One routine for gaps and values.
+fn put_varint_min(out: &mut core::slice::IterMut<'_, u8>, mut v: u64, mut min: u8) {
+    for slot in out {
         let low = u8::try_from(v & 0x7f).unwrap_or(0);
         v = v.wrapping_shr(7);
-        let Some(slot) = out.next() else {
-            return;
-        };
-        *slot = if v == 0 { low } else { low | 0x80 };
-        if v == 0 {
+        min = min.saturating_sub(1);
+        let more = v != 0 || min > 0;
+        *slot = if more { low | 0x80 } else { low };
+        if !more {
             return;
         }
     }
@@ -212,35 +218,33 @@ fn take_front(rest: &mut &[u8]) -> Option<u64> {
 
 /// [`take_front`] past its first byte.
 fn take_front_long(rest: &mut &[u8]) -> Option<u64> {
-    let mut v: u64 = 0;
-    let mut shift: u32 = 0;
-    while let Some((&b, after)) = rest.split_first() {
-        *rest = after;
-        // `shift` stays below 64 for the varints written here (at most 10 bytes).
-        v |= u64::from(b & 0x7f).wrapping_shl(shift);
-        if b < 0x80 {
-            return Some(v);
-        }
-        shift = shift.saturating_add(7);
-    }
-    None
+    let end = rest.iter().position(|&b| b < 0x80)?;
+    let (varint, after) = rest.split_at_checked(end.saturating_add(1))?;
+    *rest = after;
+    Some(varint_value(varint))
 }
 
 /// Decodes the varint at the end of `rest` and moves before it: its last byte is the one with
 /// the high bit clear, its earlier bytes are the ones before it with the high bit set.
 fn take_back(rest: &mut &[u8]) -> Option<u64> {
-    let (&last, mut before) = rest.split_last()?;
-    let mut v = u64::from(last);
-    while let Some((&b, earlier)) = before.split_last() {
-        if b < 0x80 {
-            break;
-        }
-        // At most 9 continuation bytes: the first group shifted in ends at bit 63.
-        v = v.wrapping_shl(7) | u64::from(b & 0x7f);
-        before = earlier;
-    }
+    let (_, before) = rest.split_last()?;
+    let start = before
+        .iter()
+        .rposition(|&b| b < 0x80)
+        .map_or(0, |i| i.saturating_add(1));
+    let (before, varint) = rest.split_at_checked(start)?;
     *rest = before;
-    Some(v)
+    Some(varint_value(varint))
+}
+
+/// The value of the varint `varint`, from its last byte on: shifts by a constant, which a
+/// 32-bit target does inline (a variable 64-bit shift is a call).
+fn varint_value(varint: &[u8]) -> u64 {
+    // At most 10 bytes: the first group shifted in ends at bit 63.
+    varint
+        .iter()
+        .rev()
+        .fold(0, |v, &b| v.wrapping_shl(7) | u64::from(b & 0x7f))
 }
 
 /// A time-ordered ring of `(instant, value)` entries in `N` bytes (see the module docs). The
@@ -283,9 +287,13 @@ impl<const N: usize> Ring<N> {
         self.region.is_empty()
     }
 
-    /// The instant of the newest entry.
-    fn back_instant(&self) -> Option<i64> {
-        (!self.is_empty()).then_some(self.region.back)
+    /// The instant of the newest entry, `i64::MIN` without one.
+    fn back_or_min(&self) -> i64 {
+        if self.is_empty() {
+            i64::MIN
+        } else {
+            self.region.back
+        }
     }
 
     #[cfg(test)]
@@ -355,14 +363,18 @@ impl Region {
     /// earlier than the newest one is recorded at the newest one's instant (the rings are
     /// time-ordered; the engine never goes back in time, see [`History::load`]).
     fn push(&mut self, bytes: &mut [u8], at: i64, value: i32) -> bool {
-        let (at, gap) = if self.is_empty() {
-            (at, None)
+        // Encoded first, which gives its length.
+        let mut entry = [0; MAX_ENTRY_BYTES];
+        let mut out = entry.iter_mut();
+        let at = if self.is_empty() {
+            at
         } else {
             let at = at.max(self.back);
-            (at, Some(gap_code(at.abs_diff(self.back))))
+            put_varint_min(&mut out, gap_code(at.abs_diff(self.back)), 2);
+            at
         };
-        let value = zigzag(value);
-        let len = gap.map_or(0, gap_len).saturating_add(varint_len(value));
+        put_varint_min(&mut out, zigzag(value), 1);
+        let len = MAX_ENTRY_BYTES.saturating_sub(out.len());
         let capacity = bytes.len();
         if capacity.saturating_sub(self.used()) < len {
             return false;
@@ -385,12 +397,10 @@ impl Region {
             self.head = 0;
         }
         let end = tail.saturating_add(len);
-        if let Some(slot) = bytes.get_mut(tail..end) {
-            let mut out = slot.iter_mut();
-            if let Some(gap) = gap {
-                put_gap(&mut out, gap);
+        if let Some(slots) = bytes.get_mut(tail..end) {
+            for (slot, &b) in slots.iter_mut().zip(&entry) {
+                *slot = b;
             }
-            put_varint(&mut out, value);
         }
         if self.is_empty() {
             self.front = at;
@@ -560,7 +570,7 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
             [g, h, v, ..] if *g >= 0x80 && *h < 0x80 && *v < 0x80 => {
                 // One-byte values (below 64): high bits on bytes 0, 3, 6, ...
                 while let Some((block, after)) = rest.split_first_chunk::<24>() {
-                    if !high_bits_are(block, HIGH_BITS_GAP_VALUE) {
+                    if !high_bits_are(block, RUN_ONE_BYTE_VALUES) {
                         break;
                     }
                     for value in block.iter().skip(2).step_by(3) {
@@ -572,7 +582,7 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
             [g, h, ..] if *g >= 0x80 && *h < 0x80 => {
                 // Two-byte values (64 to 8,191): high bits on bytes 0, 2, 4, ...
                 while let Some((block, after)) = rest.split_first_chunk::<24>() {
-                    if !high_bits_are(block, [0x0080_0080_0080_0080; 3]) {
+                    if !high_bits_are(block, RUN_TWO_BYTE_VALUES) {
                         break;
                     }
                     for entry in block.chunks_exact(4) {
@@ -593,17 +603,43 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
     }
 }
 
-/// The high bits of 24 bytes of entries with two-byte gaps and one-byte values (each gap's
-/// first byte: bytes 0, 3, 6, ...), as little-endian words.
-const HIGH_BITS_GAP_VALUE: [u64; 3] = [
-    0x0080_0000_8000_0080,
-    0x8000_0080_0000_8000,
-    0x0000_8000_0080_0000,
-];
+/// The high bits of 24 bytes of a run of entries: as three little-endian words (compared
+/// word by word on 64-bit targets), and as one bit a byte, byte 0 lowest (on smaller ones,
+/// which load bytes one by one anyway: a byte loop is shorter).
+#[derive(Clone, Copy)]
+struct RunLayout {
+    words: [u64; 3],
+    bits: u32,
+}
 
-/// Whether the high bits of `block` (three little-endian words) are `high`. Word by word:
-/// comparing arrays would go through memory.
-fn high_bits_are(block: &[u8; 24], high: [u64; 3]) -> bool {
+/// Two-byte gaps and one-byte values: high bits on bytes 0, 3, 6, ...
+const RUN_ONE_BYTE_VALUES: RunLayout = RunLayout {
+    words: [
+        0x0080_0000_8000_0080,
+        0x8000_0080_0000_8000,
+        0x0000_8000_0080_0000,
+    ],
+    bits: 0x0024_9249,
+};
+
+/// Two-byte gaps and two-byte values: high bits on bytes 0, 2, 4, ...
+const RUN_TWO_BYTE_VALUES: RunLayout = RunLayout {
+    words: [0x0080_0080_0080_0080; 3],
+    bits: 0x0055_5555,
+};
+
+/// Whether the high bits of `block` are `layout`'s.
+#[inline]
+fn high_bits_are(block: &[u8; 24], layout: RunLayout) -> bool {
+    if cfg!(target_pointer_width = "64") {
+        high_bits_are_words(block, layout.words)
+    } else {
+        high_bits_are_bytes(block, layout.bits)
+    }
+}
+
+/// [`high_bits_are`] word by word: comparing arrays would go through memory.
+fn high_bits_are_words(block: &[u8; 24], high: [u64; 3]) -> bool {
     let word = |i: usize| {
         block
             .get(i..i.saturating_add(8))
@@ -613,6 +649,14 @@ fn high_bits_are(block: &[u8; 24], high: [u64; 3]) -> bool {
     };
     let [a, b, c] = high;
     word(0) == a && word(8) == b && word(16) == c
+}
+
+/// [`high_bits_are`] byte by byte.
+fn high_bits_are_bytes(block: &[u8; 24], bits: u32) -> bool {
+    let found = block.iter().rev().fold(0_u32, |found, &b| {
+        found.wrapping_shl(1) | u32::from(b >= 0x80)
+    });
+    found == bits
 }
 
 /// What one generation of folded (evicted) entries still contributes: for recommendations
@@ -703,9 +747,15 @@ impl Generations {
         }
     }
 
-    /// The slot index of the `k`-th oldest summary.
+    /// The slot index of the `k`-th oldest summary (`k` at most `GENERATIONS`). A compare,
+    /// not `%`: a division call on targets without a divide instruction.
     fn slot(&self, k: usize) -> usize {
-        usize::from(self.start).saturating_add(k) % GENERATIONS
+        let slot = usize::from(self.start).saturating_add(k);
+        if slot >= GENERATIONS {
+            slot.wrapping_sub(GENERATIONS)
+        } else {
+            slot
+        }
     }
 
     /// The summaries, oldest first.
@@ -718,10 +768,12 @@ impl Generations {
         self.slots.get_mut(slot)
     }
 
-    /// The newest folded instant.
-    fn newest(&self) -> Option<i64> {
-        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
-        self.slots.get(slot).map(|g| g.at)
+    /// The newest folded instant, `i64::MIN` without one.
+    fn newest_or_min(&self) -> i64 {
+        usize::from(self.len)
+            .checked_sub(1)
+            .and_then(|k| self.slots.get(self.slot(k)))
+            .map_or(i64::MIN, |g| g.at)
     }
 
     /// Drops the oldest summary.
@@ -740,14 +792,26 @@ impl Generations {
         }
     }
 
+    /// [`Generations::fold`] of an evicted entry of a ring with this retention. Not inlined:
+    /// one call site for the entries folded and the entry that fits no ring.
+    #[inline(never)]
+    fn fold_entry(&mut self, kind: Kind, at: i64, value: i32, retention: Duration) {
+        self.fold(
+            Summary::start(kind, at, value),
+            generation_span(retention),
+            kind,
+        );
+    }
+
     /// Adds an evicted entry to the newest generation when it falls in the same grid cell of
-    /// `span` milliseconds, or starts a new one.
-    fn fold(&mut self, entry: Summary, span: i64, kind: Kind) {
-        // Cells counted from i64::MIN, so that the division is unsigned.
-        let span = span.unsigned_abs();
-        let cell = |at: i64| at.abs_diff(i64::MIN).checked_div(span);
+    /// `span` milliseconds (see [`generation_span`]), or starts a new one.
+    fn fold(&mut self, entry: Summary, span: u64, kind: Kind) {
         if let Some(newest) = self.newest_mut() {
-            if cell(newest.at) == cell(entry.at) {
+            // Cells counted from i64::MIN, so that the division is unsigned; one division:
+            // the entry is in the newest's cell when it is less than `span` past its start.
+            let (newest_at, at) = (newest.at.abs_diff(i64::MIN), entry.at.abs_diff(i64::MIN));
+            let cell_start = newest_at.wrapping_sub(newest_at.checked_rem(span).unwrap_or(0));
+            if at.checked_sub(cell_start).is_some_and(|past| past < span) {
                 newest.merge(kind, entry);
                 return;
             }
@@ -777,23 +841,29 @@ impl fmt::Debug for Generations {
 }
 
 /// The span of one generation's grid cell: 1/(GENERATIONS - 1) of the retention, rounded up,
-/// so that GENERATIONS distinct cells span more than the retention.
-fn generation_span(retention: Duration) -> i64 {
-    const SPANS: i64 = GENERATIONS as i64 - 1;
-    let millis = retention.as_millis().max(1);
-    (millis / SPANS).saturating_add(i64::from(millis % SPANS != 0))
+/// so that GENERATIONS distinct cells span more than the retention (at least 1 ms).
+fn generation_span(retention: Duration) -> u64 {
+    const SPANS: u64 = GENERATIONS as u64 - 1;
+    // Cannot overflow: at most i64::MAX + SPANS - 1. One division, no remainder.
+    let millis = retention.as_millis().max(1).unsigned_abs();
+    millis.wrapping_add(SPANS - 1) / SPANS
 }
 
 /// The lowest instant strictly after `now - window`, `None` when no `i64` instant is.
 fn first_after(now: Instant, window: Duration) -> Option<i64> {
-    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
-    i64::try_from(cutoff.saturating_add(1).max(i128::from(i64::MIN))).ok()
+    match now.millis().checked_sub(window.as_millis()) {
+        Some(cutoff) => cutoff.checked_add(1),
+        // Below every instant when the window is positive, above every one otherwise.
+        None => (window.as_millis() > 0).then_some(i64::MIN),
+    }
 }
 
 /// The lowest instant not before `now - window`, `None` when no `i64` instant is.
 fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
-    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
-    i64::try_from(cutoff.max(i128::from(i64::MIN))).ok()
+    match now.millis().checked_sub(window.as_millis()) {
+        Some(cutoff) => Some(cutoff),
+        None => (window.as_millis() > 0).then_some(i64::MIN),
+    }
 }
 
 /// Drops the entries before `now - retention`, then appends `(at, value)`, folding the oldest
@@ -812,15 +882,15 @@ fn record(
         region.pop_front(bytes);
     }
     folded.prune(keep_from);
-    let span = generation_span(retention);
     let at = at.millis();
     while !region.push(bytes, at, value) {
-        let Some((old_at, old)) = region.pop_front(bytes) else {
-            // It does not fit an empty ring either.
-            folded.fold(Summary::start(kind, at, value), span, kind);
+        // The oldest entry, or the entry itself when it does not fit an empty ring either.
+        let popped = region.pop_front(bytes);
+        let (old_at, old) = popped.unwrap_or((at, value));
+        folded.fold_entry(kind, old_at, old, retention);
+        if popped.is_none() {
             return;
-        };
-        folded.fold(Summary::start(kind, old_at, old), span, kind);
+        }
     }
 }
 
@@ -884,13 +954,18 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// inlined, for the reconcile's frame (see [`History::record_scale_event`]).
     #[inline(never)]
     pub(crate) fn last_instant(&self) -> Option<Instant> {
-        // `None` orders below every `Some`.
-        self.recommendations
-            .back_instant()
-            .max(self.events.back_instant())
-            .max(self.folded_recommendations.newest())
-            .max(self.folded_events.newest())
-            .map(Instant)
+        // `i64::MIN` for none and one flag: cheaper than comparing `Option`s.
+        let any = !self.recommendations.is_empty()
+            || !self.events.is_empty()
+            || self.folded_recommendations.len > 0
+            || self.folded_events.len > 0;
+        let latest = [
+            self.recommendations.back_or_min(),
+            self.events.back_or_min(),
+            self.folded_recommendations.newest_or_min(),
+            self.folded_events.newest_or_min(),
+        ];
+        any.then(|| Instant(latest.into_iter().fold(i64::MIN, i64::max)))
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
@@ -1009,8 +1084,8 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// frame (the reconcile's, on the deepest stack path) would hold `record`'s arguments.
     #[inline(never)]
     pub(crate) fn record_scale_event(&mut self, old: i32, new: i32, now: Instant) {
-        let change = i128::from(new).saturating_sub(i128::from(old));
-        let change = crate::arith::clamp_i32(change);
+        // The exact difference, clamped to the `i32` range.
+        let change = new.saturating_sub(old);
         if change == 0 {
             return;
         }
@@ -1409,7 +1484,7 @@ mod tests {
     #[test]
     fn run_patterns_match_their_layouts() {
         for gap in [15_000, 15_100, 14_000, 23_000] {
-            for (value, high) in [(5, HIGH_BITS_GAP_VALUE), (-100, [0x0080_0080_0080_0080; 3])] {
+            for (value, high) in [(5, RUN_ONE_BYTE_VALUES), (-100, RUN_TWO_BYTE_VALUES)] {
                 let mut ring: Ring<64> = Ring::new();
                 for i in 0..12 {
                     assert!(ring.push(i * gap, value));
@@ -1419,6 +1494,35 @@ mod tests {
                 assert!(skip_varint(&mut rest));
                 let block = rest.first_chunk::<24>().unwrap();
                 assert!(high_bits_are(block, high), "{gap} {value}");
+                assert!(high_bits_are_words(block, high.words), "{gap} {value}");
+                assert!(high_bits_are_bytes(block, high.bits), "{gap} {value}");
+            }
+        }
+    }
+
+    /// Both forms of [`high_bits_are`] agree, on blocks near either layout.
+    #[test]
+    fn high_bits_are_the_same_word_by_word_and_byte_by_byte() {
+        let mut rng = Rng(0x24);
+        for layout in [RUN_ONE_BYTE_VALUES, RUN_TWO_BYTE_VALUES] {
+            for round in 0..10_000 {
+                let mut block = [0_u8; 24];
+                for (i, b) in block.iter_mut().enumerate() {
+                    let high = if layout.bits >> i & 1 == 1 { 0x80 } else { 0 };
+                    *b = high | u8::try_from(rng.below(0x80)).unwrap();
+                }
+                // Most rounds flip one or two high bits.
+                for _ in 0..round % 3 {
+                    block[usize::try_from(rng.below(24)).unwrap()] ^= 0x80;
+                }
+                let words = high_bits_are_words(&block, layout.words);
+                assert_eq!(words, high_bits_are_bytes(&block, layout.bits));
+                // No flip matches, one does not (two may undo each other).
+                match round % 3 {
+                    0 => assert!(words),
+                    1 => assert!(!words),
+                    _ => {}
+                }
             }
         }
     }
