@@ -99,29 +99,31 @@ pub const GENERATIONS: usize = 10;
 /// The sync period gaps are coded around (the controller's default).
 const PERIOD_MS: u64 = 15_000;
 
+/// [`PERIOD_MS`] for the 32-bit arithmetic of the short codes.
+const PERIOD_MS_I32: i32 = PERIOD_MS as i32;
+
 /// Gaps near the sync period get the short codes: a gap below `2 * PERIOD_MS` is coded as
 /// the zigzag of `gap - PERIOD_MS` (codes below 30000), a longer gap as itself. A bijection
-/// on `u64`.
+/// on `u64`. The short codes in 32 bits: 64-bit arithmetic is several instructions an
+/// operation on a 32-bit target.
 fn gap_code(gap: u64) -> u64 {
-    // Cannot overflow: every operand is below 2 * PERIOD_MS.
-    if gap >= 2 * PERIOD_MS {
-        gap
-    } else if gap >= PERIOD_MS {
-        gap.wrapping_sub(PERIOD_MS).wrapping_mul(2)
-    } else {
-        PERIOD_MS.wrapping_sub(gap).wrapping_mul(2).wrapping_sub(1)
+    match i32::try_from(gap) {
+        // Cannot overflow: `gap` is below 2 * PERIOD_MS.
+        Ok(short) if short < 2 * PERIOD_MS_I32 => zigzag(short.wrapping_sub(PERIOD_MS_I32)),
+        _ => gap,
     }
 }
 
 /// The inverse of [`gap_code`].
 fn gap_from_code(code: u64) -> u64 {
-    // Cannot overflow: every operand is below 2 * PERIOD_MS.
-    if code >= 2 * PERIOD_MS {
-        code
-    } else if code & 1 == 0 {
-        PERIOD_MS.wrapping_add(code / 2)
-    } else {
-        PERIOD_MS.wrapping_sub(code.wrapping_add(1) / 2)
+    match i32::try_from(code) {
+        // Cannot overflow: the result is below 2 * PERIOD_MS, and not negative.
+        Ok(short) if short < 2 * PERIOD_MS_I32 => u64::from(
+            unzigzag32(short.cast_unsigned())
+                .wrapping_add(PERIOD_MS_I32)
+                .cast_unsigned(),
+        ),
+        _ => code,
     }
 }
 
@@ -166,18 +168,18 @@ fn gap_len(code: u64) -> usize {
 /// byte (a longer form of the same LEB128 number, which every decoder here reads).
 #[cfg(test)]
 fn put_gap(out: &mut core::slice::IterMut<'_, u8>, code: u64) {
-    put_varint_min(out, code, 2);
+    assert!(put_varint_min(out, code, 2));
 }
 
 /// Writes `v` as a varint into the next bytes of `out`.
 #[cfg(test)]
 fn put_varint(out: &mut core::slice::IterMut<'_, u8>, v: u64) {
-    put_varint_min(out, v, 1);
+    assert!(put_varint_min(out, v, 1));
 }
 
 /// Writes `v` as a varint of at least `min` bytes (zero high groups as needed) into the next
-/// bytes of `out`. One routine for gaps and values.
-fn put_varint_min(out: &mut core::slice::IterMut<'_, u8>, mut v: u64, mut min: u8) {
+/// bytes of `out`; false if they ran out. One routine for gaps and values.
+fn put_varint_min(out: &mut core::slice::IterMut<'_, u8>, mut v: u64, mut min: u8) -> bool {
     for slot in out {
         let low = u8::try_from(v & 0x7f).unwrap_or(0);
         v = v.wrapping_shr(7);
@@ -185,9 +187,10 @@ fn put_varint_min(out: &mut core::slice::IterMut<'_, u8>, mut v: u64, mut min: u
         let more = v != 0 || min > 0;
         *slot = if more { low | 0x80 } else { low };
         if !more {
-            return;
+            return true;
         }
     }
+    false
 }
 
 /// The high bit of each byte of a `u64`: set on all bytes of a varint but its last.
@@ -283,19 +286,6 @@ impl<const N: usize> Ring<N> {
         self.region.used()
     }
 
-    fn is_empty(&self) -> bool {
-        self.region.is_empty()
-    }
-
-    /// The instant of the newest entry, `i64::MIN` without one.
-    fn back_or_min(&self) -> i64 {
-        if self.is_empty() {
-            i64::MIN
-        } else {
-            self.region.back
-        }
-    }
-
     #[cfg(test)]
     fn push(&mut self, at: i64, value: i32) -> bool {
         self.region.push(&mut self.bytes, at, value)
@@ -311,10 +301,10 @@ impl<const N: usize> Ring<N> {
         self.region.seek(&self.bytes, from)
     }
 
-    /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) on.
+    /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
     #[inline]
-    fn totals_from(&self, start: usize, sums: bool) -> Totals {
-        totals(self.live(), start, self.used(), sums)
+    fn totals(&self, start: usize, end: usize, sums: bool) -> Totals {
+        totals(self.live(), start, end, sums)
     }
 
     /// The entries as `(instant, value)`, oldest first.
@@ -363,28 +353,13 @@ impl Region {
     /// earlier than the newest one is recorded at the newest one's instant (the rings are
     /// time-ordered; the engine never goes back in time, see [`History::load`]).
     fn push(&mut self, bytes: &mut [u8], at: i64, value: i32) -> bool {
-        // Encoded first, which gives its length.
-        let mut entry = [0; MAX_ENTRY_BYTES];
-        let mut out = entry.iter_mut();
-        let at = if self.is_empty() {
-            at
-        } else {
-            let at = at.max(self.back);
-            put_varint_min(&mut out, gap_code(at.abs_diff(self.back)), 2);
-            at
-        };
-        put_varint_min(&mut out, zigzag(value), 1);
-        let len = MAX_ENTRY_BYTES.saturating_sub(out.len());
-        let capacity = bytes.len();
-        if capacity.saturating_sub(self.used()) < len {
-            return false;
-        }
-        let (head, mut tail) = (self.head as usize, self.tail as usize);
-        if capacity.saturating_sub(tail) < len {
-            // Move the live bytes to the start, front to back: amortized over the entries
-            // appended since. A checked byte loop: `copy_within` would link a bounds-check
-            // panic, and a loop the compiler turns into `memmove` links 1.3 KB on targets
-            // that need no `memmove` otherwise.
+        let (head, tail) = (self.head as usize, self.tail as usize);
+        if bytes.len().saturating_sub(tail) < MAX_ENTRY_BYTES && head > 0 {
+            // Move the live bytes to the start, front to back, when the longest entry might
+            // not fit at the end (the entry is written in place, its length unknown before):
+            // amortized over the entries appended since. A checked byte loop: `copy_within`
+            // would link a bounds-check panic, and a loop the compiler turns into `memmove`
+            // links 1.3 KB on targets that need no `memmove` otherwise.
             let live = tail.saturating_sub(head);
             for i in 0..live {
                 if let Some(&b) = bytes.get(head.saturating_add(i)) {
@@ -393,20 +368,34 @@ impl Region {
                     }
                 }
             }
-            tail = live;
             self.head = 0;
+            self.tail = u32::try_from(live).unwrap_or(u32::MAX);
         }
-        let end = tail.saturating_add(len);
-        if let Some(slots) = bytes.get_mut(tail..end) {
-            for (slot, &b) in slots.iter_mut().zip(&entry) {
-                *slot = b;
+        // Written after the live bytes; it fits if it is written whole (then it fits as well
+        // after any compaction, which leaves the live bytes at the start).
+        let free = bytes.get_mut(self.tail as usize..).unwrap_or(&mut []);
+        let room = free.len();
+        let mut out = free.iter_mut();
+        let at = if self.is_empty() {
+            at
+        } else {
+            let at = at.max(self.back);
+            if !put_varint_min(&mut out, gap_code(at.abs_diff(self.back)), 2) {
+                return false;
             }
+            at
+        };
+        if !put_varint_min(&mut out, zigzag(value), 1) {
+            return false;
         }
+        let len = room.saturating_sub(out.len());
         if self.is_empty() {
             self.front = at;
         }
         self.back = at;
-        self.tail = u32::try_from(end).unwrap_or(u32::MAX);
+        self.tail = self
+            .tail
+            .saturating_add(u32::try_from(len).unwrap_or(u32::MAX));
         true
     }
 
@@ -415,15 +404,14 @@ impl Region {
         let mut rest = self.live(bytes);
         let value = unzigzag(take_front(&mut rest)?);
         let at = self.front;
-        let next = take_front(&mut rest);
-        let consumed = self.used().saturating_sub(rest.len());
-        match next {
+        match take_front(&mut rest) {
             Some(code) => {
                 // Exact: the gaps add up to `back - front`, which fits.
                 self.front = self.front.wrapping_add_unsigned(gap_from_code(code));
+                // The live bytes end at `tail`.
                 self.head = self
-                    .head
-                    .saturating_add(u32::try_from(consumed).unwrap_or(u32::MAX));
+                    .tail
+                    .saturating_sub(u32::try_from(rest.len()).unwrap_or(u32::MAX));
             }
             None => {
                 self.head = 0;
@@ -438,8 +426,9 @@ impl Region {
     /// that a window covering most of the ring costs little more than one covering a few
     /// entries.
     fn seek(&self, bytes: &[u8], from: i64) -> usize {
+        // An empty ring has no live bytes: every path below gives 0.
         let live = self.live(bytes);
-        if self.is_empty() || from <= self.front {
+        if from <= self.front {
             return 0;
         }
         if from > self.back {
@@ -768,12 +757,10 @@ impl Generations {
         self.slots.get_mut(slot)
     }
 
-    /// The newest folded instant, `i64::MIN` without one.
-    fn newest_or_min(&self) -> i64 {
-        usize::from(self.len)
-            .checked_sub(1)
-            .and_then(|k| self.slots.get(self.slot(k)))
-            .map_or(i64::MIN, |g| g.at)
+    /// The newest folded instant.
+    fn newest(&self) -> Option<i64> {
+        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
+        self.slots.get(slot).map(|g| g.at)
     }
 
     /// Drops the oldest summary.
@@ -866,6 +853,26 @@ fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
     }
 }
 
+/// The latest instant of some rings and summaries.
+fn latest(regions: [&Region; 2], folded: [&Generations; 2]) -> Option<i64> {
+    // `i64::MIN` for none and one flag: cheaper than comparing `Option`s.
+    let mut any = false;
+    let mut latest = i64::MIN;
+    for region in regions {
+        if !region.is_empty() {
+            any = true;
+            latest = latest.max(region.back);
+        }
+    }
+    for generations in folded {
+        if let Some(at) = generations.newest() {
+            any = true;
+            latest = latest.max(at);
+        }
+    }
+    any.then_some(latest)
+}
+
 /// Drops the entries before `now - retention`, then appends `(at, value)`, folding the oldest
 /// entries while it does not fit (and the entry itself if it does not fit an empty ring).
 fn record(
@@ -954,18 +961,11 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// inlined, for the reconcile's frame (see [`History::record_scale_event`]).
     #[inline(never)]
     pub(crate) fn last_instant(&self) -> Option<Instant> {
-        // `i64::MIN` for none and one flag: cheaper than comparing `Option`s.
-        let any = !self.recommendations.is_empty()
-            || !self.events.is_empty()
-            || self.folded_recommendations.len > 0
-            || self.folded_events.len > 0;
-        let latest = [
-            self.recommendations.back_or_min(),
-            self.events.back_or_min(),
-            self.folded_recommendations.newest_or_min(),
-            self.folded_events.newest_or_min(),
-        ];
-        any.then(|| Instant(latest.into_iter().fold(i64::MIN, i64::max)))
+        latest(
+            [&self.recommendations.region, &self.events.region],
+            [&self.folded_recommendations, &self.folded_events],
+        )
+        .map(Instant)
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
@@ -1010,7 +1010,7 @@ impl<const R: usize, const E: usize> History<R, E> {
         let mut low = desired;
         if let Some(from) = from {
             let ring = &self.recommendations;
-            low = low.max(ring.totals_from(ring.seek(from), false).high);
+            low = low.max(ring.totals(ring.seek(from), ring.used(), false).high);
         }
         let mut high = low;
         for g in self.folded_recommendations.iter() {
@@ -1050,8 +1050,8 @@ impl<const R: usize, const E: usize> History<R, E> {
         );
         // One pass: the longer window's own part, then the part both windows cover.
         let both = up_start.max(down_start);
-        let shorter = ring.totals_from(both, false);
-        let longer = totals(ring.live(), up_start.min(down_start), both, false);
+        let shorter = ring.totals(both, end, false);
+        let longer = ring.totals(up_start.min(down_start), both, false);
         up = up.min(shorter.low);
         down = down.max(shorter.high);
         if up_start < both {
@@ -1116,20 +1116,29 @@ impl<const R: usize, const E: usize> History<R, E> {
             mut added,
             mut deleted,
             ..
-        } = ring.totals_from(ring.seek(from), true);
+        } = ring.totals(ring.seek(from), ring.used(), true);
         let mut overflowed = false;
+        // Count folded events only where they shrink this direction's budget. Either way
+        // upstream may count them differently (folded events of the other direction would
+        // widen it), so the decision is reported. Summed apart: every count is non-negative,
+        // so one saturating addition equals one per summary.
+        let mut folded: i64 = 0;
         for g in self.folded_events.iter() {
             if g.at >= from {
-                // Count folded events only where they shrink this direction's budget. Either
-                // way upstream may count them differently (folded events of the other
-                // direction would widen it), so the decision is reported.
                 overflowed = true;
-                match direction {
-                    LimitDirection::Up => added = added.saturating_add(i64::from(g.a)),
-                    LimitDirection::Down => deleted = deleted.saturating_add(i64::from(g.b)),
-                }
+                let count = match direction {
+                    LimitDirection::Up => g.a,
+                    LimitDirection::Down => g.b,
+                };
+                // Cannot overflow: at most GENERATIONS `i32`s.
+                folded = folded.wrapping_add(i64::from(count));
             }
         }
+        let budget = match direction {
+            LimitDirection::Up => &mut added,
+            LimitDirection::Down => &mut deleted,
+        };
+        *budget = budget.saturating_add(folded);
         PeriodChanges {
             added: crate::arith::clamp_i32(i128::from(added)),
             deleted: crate::arith::clamp_i32(i128::from(deleted)),
@@ -1357,7 +1366,7 @@ mod tests {
                 for &from in &cutoffs {
                     let start = ring.seek(from);
                     assert_eq!(
-                        ring.totals_from(start, true),
+                        ring.totals(start, ring.used(), true),
                         model_totals(list.iter().filter(|e| e.0 >= from)),
                         "from {from}"
                     );
@@ -1365,7 +1374,7 @@ mod tests {
                     let to = cutoffs[usize::try_from(rng.below(cutoffs.len() as u64)).unwrap()];
                     if to >= from {
                         assert_eq!(
-                            totals(ring.live(), start, ring.seek(to), true),
+                            ring.totals(start, ring.seek(to), true),
                             model_totals(list.iter().filter(|e| e.0 >= from && e.0 < to)),
                             "from {from} to {to}"
                         );
