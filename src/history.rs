@@ -102,24 +102,27 @@ const PERIOD_MS: u64 = 15_000;
 /// [`PERIOD_MS`] for the 32-bit arithmetic of the short codes.
 const PERIOD_MS_I32: i32 = PERIOD_MS as i32;
 
+/// Gaps and codes below this are short (see [`gap_code`]).
+const SHORT: u32 = 2 * PERIOD_MS as u32;
+
 /// Gaps near the sync period get the short codes: a gap below `2 * PERIOD_MS` is coded as
 /// the zigzag of `gap - PERIOD_MS` (codes below 30000), a longer gap as itself. A bijection
 /// on `u64`. The short codes in 32 bits: 64-bit arithmetic is several instructions an
 /// operation on a 32-bit target.
 fn gap_code(gap: u64) -> u64 {
-    match i32::try_from(gap) {
+    match u32::try_from(gap) {
         // Cannot overflow: `gap` is below 2 * PERIOD_MS.
-        Ok(short) if short < 2 * PERIOD_MS_I32 => zigzag(short.wrapping_sub(PERIOD_MS_I32)),
+        Ok(short) if short < SHORT => zigzag(short.cast_signed().wrapping_sub(PERIOD_MS_I32)),
         _ => gap,
     }
 }
 
 /// The inverse of [`gap_code`].
 fn gap_from_code(code: u64) -> u64 {
-    match i32::try_from(code) {
+    match u32::try_from(code) {
         // Cannot overflow: the result is below 2 * PERIOD_MS, and not negative.
-        Ok(short) if short < 2 * PERIOD_MS_I32 => u64::from(
-            unzigzag32(short.cast_unsigned())
+        Ok(short) if short < SHORT => u64::from(
+            unzigzag32(short)
                 .wrapping_add(PERIOD_MS_I32)
                 .cast_unsigned(),
         ),
@@ -304,7 +307,7 @@ impl<const N: usize> Ring<N> {
     /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
     #[inline]
     fn totals(&self, start: usize, end: usize, sums: bool) -> Totals {
-        totals(self.live(), start, end, sums)
+        totals(&self.region, &self.bytes, start, end, sums)
     }
 
     /// The entries as `(instant, value)`, oldest first.
@@ -516,14 +519,14 @@ impl Totals {
     }
 }
 
-/// The totals of the entries in `live` (a ring's live bytes) from byte offset `start` (from
-/// [`Ring::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`). One function
-/// serves every scan: the stabilizations read `low` and `high`, the policy periods `added`
-/// and `deleted`.
+/// The totals of the entries of `region` in `bytes` from byte offset `start` of its live
+/// bytes (from [`Ring::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`).
+/// One function serves every scan: the stabilizations read `low` and `high`, the policy
+/// periods `added` and `deleted`.
 ///
 /// Runs of entries with two-byte gaps (6.8 s to 23.1 s) and values of one byte (below 64) or
 /// two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
-fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
+fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -> Totals {
     let mut t = Totals {
         low: i32::MAX,
         high: i32::MIN,
@@ -531,7 +534,7 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
         deleted: 0,
         sums,
     };
-    let Some(mut rest) = live.get(start..end) else {
+    let Some(mut rest) = region.live(bytes).get(start..end) else {
         return t;
     };
     // Every entry but the oldest starts with its gap.
