@@ -732,12 +732,11 @@ impl Summary {
     }
 }
 
-/// Up to [`GENERATIONS`] summaries, oldest first, in a small ring (`slots[start]` is the
-/// oldest), so that none is ever moved.
+/// Up to [`GENERATIONS`] summaries, oldest first: `slots[..len]`. Dropping the oldest moves
+/// the others (a few times per retention at most), so that every look-up is an index.
 #[derive(Clone)]
 struct Generations {
     slots: [Summary; GENERATIONS],
-    start: u8,
     len: u8,
 }
 
@@ -745,47 +744,43 @@ impl Generations {
     const fn new() -> Self {
         Generations {
             slots: [Summary::EMPTY; GENERATIONS],
-            start: 0,
             len: 0,
         }
     }
 
-    /// The slot index of the `k`-th oldest summary (`k` at most `GENERATIONS`). A compare,
-    /// not `%`: a division call on targets without a divide instruction.
-    fn slot(&self, k: usize) -> usize {
-        let slot = usize::from(self.start).saturating_add(k);
-        if slot >= GENERATIONS {
-            slot.wrapping_sub(GENERATIONS)
-        } else {
-            slot
-        }
-    }
-
     /// The summaries, oldest first.
-    fn iter(&self) -> impl Iterator<Item = &Summary> + '_ {
-        (0..usize::from(self.len)).filter_map(|k| self.slots.get(self.slot(k)))
+    fn iter(&self) -> core::slice::Iter<'_, Summary> {
+        self.slots
+            .get(..usize::from(self.len))
+            .unwrap_or(&[])
+            .iter()
     }
 
     fn newest_mut(&mut self) -> Option<&mut Summary> {
-        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
-        self.slots.get_mut(slot)
+        self.slots.get_mut(usize::from(self.len).checked_sub(1)?)
     }
 
     /// The newest folded instant.
     fn newest(&self) -> Option<i64> {
-        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
-        self.slots.get(slot).map(|g| g.at)
+        self.iter().last().map(|g| g.at)
     }
 
     /// Drops the oldest summary.
     fn drop_oldest(&mut self) {
-        self.start = u8::try_from(self.slot(1)).unwrap_or(0);
+        let len = usize::from(self.len);
+        for i in 1..len {
+            if let Some(&next) = self.slots.get(i) {
+                if let Some(slot) = self.slots.get_mut(i.wrapping_sub(1)) {
+                    *slot = next;
+                }
+            }
+        }
         self.len = self.len.saturating_sub(1);
     }
 
     /// Keeps the generations not before `from` (`None`: none is kept).
     fn prune(&mut self, from: Option<i64>) {
-        while let Some(oldest) = self.slots.get(self.slot(0)).filter(|_| self.len > 0) {
+        while let Some(oldest) = self.iter().next() {
             if from.is_some_and(|from| oldest.at >= from) {
                 break;
             }
@@ -819,16 +814,11 @@ impl Generations {
         }
         if usize::from(self.len) == GENERATIONS {
             // All in use: merge the oldest into the next one.
-            if let Some(&oldest) = self.slots.get(self.slot(0)) {
-                let next = self.slot(1);
-                if let Some(next) = self.slots.get_mut(next) {
-                    next.merge(kind, oldest);
-                }
-            }
+            let [oldest, next, ..] = &mut self.slots;
+            next.merge(kind, *oldest);
             self.drop_oldest();
         }
-        let free = self.slot(usize::from(self.len));
-        if let Some(slot) = self.slots.get_mut(free) {
+        if let Some(slot) = self.slots.get_mut(usize::from(self.len)) {
             *slot = entry;
             self.len = self.len.saturating_add(1);
         }
