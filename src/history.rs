@@ -25,14 +25,15 @@
 //! 8,191 replicas.
 //!
 //! Entries stay contiguous: the live bytes are `bytes[head..tail]`, appended at `tail` and
-//! taken from `head`, and moved back to the start when an entry does not fit at the end (a
-//! `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode would
-//! check for the wrap; `heapless` still holds the engine's other fixed lists). The code works
-//! on byte slices, shared by every capacity. A scan first finds the oldest entry of its window
+//! taken from `head`, and moved back to the start when the longest entry might not fit at the
+//! end (a `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode
+//! would check for the wrap; `heapless` still holds the engine's other fixed lists). The code
+//! works on byte slices, shared by every capacity. A scan first finds the oldest entry of its window
 //! or period by adding up gaps from the end nearer in time (few entries for a short window,
 //! none when the window covers the whole ring), then reads only the values from there on,
 //! runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6 entries) at a time,
-//! other entries one by one.
+//! other entries one by one (on 64-bit hosts; smaller targets read every entry one by one,
+//! which takes less code).
 //!
 //! # Capacity guarantee
 //!
@@ -318,7 +319,7 @@ impl<const N: usize> Ring<N> {
     /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
     #[inline]
     fn totals(&self, start: usize, end: usize, sums: bool) -> Totals {
-        totals(&self.region, &self.bytes, start, end, sums)
+        totals::<RUNS>(&self.region, &self.bytes, start, end, sums)
     }
 
     /// The entries as `(instant, value)`, oldest first.
@@ -503,6 +504,10 @@ impl Iterator for RingIter<'_> {
     }
 }
 
+/// Whether [`totals`] reads runs of entries a block at a time: on 64-bit hosts, where the
+/// scans are the hot path. Small targets read every entry one by one: less code.
+const RUNS: bool = cfg!(target_pointer_width = "64");
+
 /// What the values of some entries add up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Totals {
@@ -535,9 +540,15 @@ impl Totals {
 /// One function serves every scan: the stabilizations read `low` and `high`, the policy
 /// periods `added` and `deleted`.
 ///
-/// Runs of entries with two-byte gaps (6.8 s to 23.1 s) and values of one byte (below 64) or
-/// two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
-fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -> Totals {
+/// With `RUNS` (see [`RUNS`]), runs of entries with two-byte gaps (6.8 s to 23.1 s) and
+/// values of one byte (below 64) or two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
+fn totals<const RUNS: bool>(
+    region: &Region,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    sums: bool,
+) -> Totals {
     let mut t = Totals {
         low: i32::MAX,
         high: i32::MIN,
@@ -559,7 +570,7 @@ fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -
         };
         t.add(unzigzag(value));
         // After a failed look for a run, a few entries one by one before the next look.
-        if one_by_one > 0 {
+        if !RUNS || one_by_one > 0 {
             one_by_one = one_by_one.saturating_sub(1);
             if !skip_varint(&mut rest) {
                 return t;
@@ -573,7 +584,7 @@ fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -
             [g, h, v, ..] if *g >= 0x80 && *h < 0x80 && *v < 0x80 => {
                 // One-byte values (below 64): high bits on bytes 0, 3, 6, ...
                 while let Some((block, after)) = rest.split_first_chunk::<24>() {
-                    if !high_bits_are(block, RUN_ONE_BYTE_VALUES) {
+                    if !high_bits_are(block, HIGH_BITS_GAP_VALUE) {
                         break;
                     }
                     for value in block.iter().skip(2).step_by(3) {
@@ -585,7 +596,7 @@ fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -
             [g, h, ..] if *g >= 0x80 && *h < 0x80 => {
                 // Two-byte values (64 to 8,191): high bits on bytes 0, 2, 4, ...
                 while let Some((block, after)) = rest.split_first_chunk::<24>() {
-                    if !high_bits_are(block, RUN_TWO_BYTE_VALUES) {
+                    if !high_bits_are(block, [0x0080_0080_0080_0080; 3]) {
                         break;
                     }
                     for entry in block.chunks_exact(4) {
@@ -606,43 +617,17 @@ fn totals(region: &Region, bytes: &[u8], start: usize, end: usize, sums: bool) -
     }
 }
 
-/// The high bits of 24 bytes of a run of entries: as three little-endian words (compared
-/// word by word on 64-bit targets), and as one bit a byte, byte 0 lowest (on smaller ones,
-/// which load bytes one by one anyway: a byte loop is shorter).
-#[derive(Clone, Copy)]
-struct RunLayout {
-    words: [u64; 3],
-    bits: u32,
-}
+/// The high bits of 24 bytes of entries with two-byte gaps and one-byte values (each gap's
+/// first byte: bytes 0, 3, 6, ...), as little-endian words.
+const HIGH_BITS_GAP_VALUE: [u64; 3] = [
+    0x0080_0000_8000_0080,
+    0x8000_0080_0000_8000,
+    0x0000_8000_0080_0000,
+];
 
-/// Two-byte gaps and one-byte values: high bits on bytes 0, 3, 6, ...
-const RUN_ONE_BYTE_VALUES: RunLayout = RunLayout {
-    words: [
-        0x0080_0000_8000_0080,
-        0x8000_0080_0000_8000,
-        0x0000_8000_0080_0000,
-    ],
-    bits: 0x0024_9249,
-};
-
-/// Two-byte gaps and two-byte values: high bits on bytes 0, 2, 4, ...
-const RUN_TWO_BYTE_VALUES: RunLayout = RunLayout {
-    words: [0x0080_0080_0080_0080; 3],
-    bits: 0x0055_5555,
-};
-
-/// Whether the high bits of `block` are `layout`'s.
-#[inline]
-fn high_bits_are(block: &[u8; 24], layout: RunLayout) -> bool {
-    if cfg!(target_pointer_width = "64") {
-        high_bits_are_words(block, layout.words)
-    } else {
-        high_bits_are_bytes(block, layout.bits)
-    }
-}
-
-/// [`high_bits_are`] word by word: comparing arrays would go through memory.
-fn high_bits_are_words(block: &[u8; 24], high: [u64; 3]) -> bool {
+/// Whether the high bits of `block` (three little-endian words) are `high`. Word by word:
+/// comparing arrays would go through memory.
+fn high_bits_are(block: &[u8; 24], high: [u64; 3]) -> bool {
     let word = |i: usize| {
         block
             .get(i..i.saturating_add(8))
@@ -652,14 +637,6 @@ fn high_bits_are_words(block: &[u8; 24], high: [u64; 3]) -> bool {
     };
     let [a, b, c] = high;
     word(0) == a && word(8) == b && word(16) == c
-}
-
-/// [`high_bits_are`] byte by byte.
-fn high_bits_are_bytes(block: &[u8; 24], bits: u32) -> bool {
-    let found = block.iter().rev().fold(0_u32, |found, &b| {
-        found.wrapping_shl(1) | u32::from(b >= 0x80)
-    });
-    found == bits
 }
 
 /// What one generation of folded (evicted) entries still contributes: for recommendations
@@ -1371,11 +1348,16 @@ mod tests {
                     .collect();
                 for &from in &cutoffs {
                     let start = ring.seek(from);
+                    let expected = model_totals(list.iter().filter(|e| e.0 >= from));
                     assert_eq!(
                         ring.totals(start, ring.used(), true),
-                        model_totals(list.iter().filter(|e| e.0 >= from)),
+                        expected,
                         "from {from}"
                     );
+                    // With and without the runs (the form of small targets).
+                    let (region, bytes, end) = (&ring.region, &ring.bytes, ring.used());
+                    assert_eq!(totals::<true>(region, bytes, start, end, true), expected);
+                    assert_eq!(totals::<false>(region, bytes, start, end, true), expected);
                     // Between two cutoffs (the longer window's own part).
                     let to = cutoffs[usize::try_from(rng.below(cutoffs.len() as u64)).unwrap()];
                     if to >= from {
@@ -1499,7 +1481,7 @@ mod tests {
     #[test]
     fn run_patterns_match_their_layouts() {
         for gap in [15_000, 15_100, 14_000, 23_000] {
-            for (value, high) in [(5, RUN_ONE_BYTE_VALUES), (-100, RUN_TWO_BYTE_VALUES)] {
+            for (value, high) in [(5, HIGH_BITS_GAP_VALUE), (-100, [0x0080_0080_0080_0080; 3])] {
                 let mut ring: Ring<64> = Ring::new();
                 for i in 0..12 {
                     assert!(ring.push(i * gap, value));
@@ -1509,8 +1491,6 @@ mod tests {
                 assert!(skip_varint(&mut rest));
                 let block = rest.first_chunk::<24>().unwrap();
                 assert!(high_bits_are(block, high), "{gap} {value}");
-                assert!(high_bits_are_words(block, high.words), "{gap} {value}");
-                assert!(high_bits_are_bytes(block, high.bits), "{gap} {value}");
             }
         }
     }
@@ -1533,33 +1513,6 @@ mod tests {
                     break;
                 }
                 assert_eq!(by_bytes, by_decoding);
-            }
-        }
-    }
-
-    /// Both forms of [`high_bits_are`] agree, on blocks near either layout.
-    #[test]
-    fn high_bits_are_the_same_word_by_word_and_byte_by_byte() {
-        let mut rng = Rng(0x24);
-        for layout in [RUN_ONE_BYTE_VALUES, RUN_TWO_BYTE_VALUES] {
-            for round in 0..10_000 {
-                let mut block = [0_u8; 24];
-                for (i, b) in block.iter_mut().enumerate() {
-                    let high = if layout.bits >> i & 1 == 1 { 0x80 } else { 0 };
-                    *b = high | u8::try_from(rng.below(0x80)).unwrap();
-                }
-                // Most rounds flip one or two high bits.
-                for _ in 0..round % 3 {
-                    block[usize::try_from(rng.below(24)).unwrap()] ^= 0x80;
-                }
-                let words = high_bits_are_words(&block, layout.words);
-                assert_eq!(words, high_bits_are_bytes(&block, layout.bits));
-                // No flip matches, one does not (two may undo each other).
-                match round % 3 {
-                    0 => assert!(words),
-                    1 => assert!(!words),
-                    _ => {}
-                }
             }
         }
     }
