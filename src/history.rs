@@ -313,7 +313,7 @@ impl<const N: usize> Ring<N> {
 
     #[inline]
     fn seek(&self, from: i64) -> usize {
-        self.region.seek(&self.bytes, from)
+        self.region.seek::<BOTH_ENDS>(&self.bytes, from)
     }
 
     /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
@@ -437,10 +437,10 @@ impl Region {
     }
 
     /// The byte offset (into the live bytes) of the oldest entry not before `from`: the
-    /// length of the live bytes when there is none. Walks from the end nearer in time, so
-    /// that a window covering most of the ring costs little more than one covering a few
-    /// entries.
-    fn seek(&self, bytes: &[u8], from: i64) -> usize {
+    /// length of the live bytes when there is none. With `BOTH_ENDS` (see [`BOTH_ENDS`]),
+    /// walks from the end nearer in time, so that a window covering most of the ring costs
+    /// little more than one covering a few entries; without, from the oldest entry.
+    fn seek<const BOTH_ENDS: bool>(&self, bytes: &[u8], from: i64) -> usize {
         // An empty ring has no live bytes: every path below gives 0.
         let live = self.live(bytes);
         if from <= self.front {
@@ -450,7 +450,7 @@ impl Region {
             return live.len();
         }
         let mut rest = live;
-        if from.abs_diff(self.front) <= self.back.abs_diff(from) {
+        if !BOTH_ENDS || from.abs_diff(self.front) <= self.back.abs_diff(from) {
             // Oldest first: skip the front's value, then each entry's gap and value.
             let mut at = self.front;
             skip_varint(&mut rest);
@@ -503,6 +503,10 @@ impl Iterator for RingIter<'_> {
         Some((self.at, value))
     }
 }
+
+/// Whether [`Region::seek`] may walk from the newest entry: on 64-bit hosts, where it keeps
+/// short windows and periods cheap. Small targets always walk from the oldest: less code.
+const BOTH_ENDS: bool = cfg!(target_pointer_width = "64");
 
 /// Whether [`totals`] reads runs of entries a block at a time: on 64-bit hosts, where the
 /// scans are the hot path. Small targets read every entry one by one: less code.
@@ -1348,6 +1352,9 @@ mod tests {
                     .collect();
                 for &from in &cutoffs {
                     let start = ring.seek(from);
+                    // From the nearer end and from the oldest (the form of small targets).
+                    assert_eq!(ring.region.seek::<false>(&ring.bytes, from), start);
+                    assert_eq!(ring.region.seek::<true>(&ring.bytes, from), start);
                     let expected = model_totals(list.iter().filter(|e| e.0 >= from));
                     assert_eq!(
                         ring.totals(start, ring.used(), true),
