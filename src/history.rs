@@ -138,9 +138,10 @@ fn zigzag(v: i32) -> u64 {
     u64::from(bits.wrapping_shl(1) ^ sign)
 }
 
-/// The inverse of [`zigzag`] (codes come from it: they fit 32 bits).
+/// The inverse of [`zigzag`] (codes come from it: they fit 32 bits, so the low 32 bits are
+/// the code; no compare of the high word).
 fn unzigzag(code: u64) -> i32 {
-    unzigzag32(u32::try_from(code).unwrap_or(u32::MAX))
+    unzigzag32(code as u32)
 }
 
 /// [`unzigzag`] of a code known to fit 32 bits.
