@@ -25,14 +25,15 @@
 //! 8,191 replicas.
 //!
 //! Entries stay contiguous: the live bytes are `bytes[head..tail]`, appended at `tail` and
-//! taken from `head`, and moved back to the start when an entry does not fit at the end (a
-//! `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode would
-//! check for the wrap; `heapless` still holds the engine's other fixed lists). The code works
-//! on byte slices, shared by every capacity. A scan first finds the oldest entry of its window
+//! taken from `head`, and moved back to the start when the longest entry might not fit at the
+//! end (a `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode
+//! would check for the wrap; `heapless` still holds the engine's other fixed lists). The code
+//! works on byte slices, shared by every capacity. A scan first finds the oldest entry of its window
 //! or period by adding up gaps from the end nearer in time (few entries for a short window,
 //! none when the window covers the whole ring), then reads only the values from there on,
 //! runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6 entries) at a time,
-//! other entries one by one.
+//! other entries one by one (on 64-bit hosts; smaller targets read every entry one by one,
+//! which takes less code).
 //!
 //! # Capacity guarantee
 //!
@@ -99,29 +100,34 @@ pub const GENERATIONS: usize = 10;
 /// The sync period gaps are coded around (the controller's default).
 const PERIOD_MS: u64 = 15_000;
 
+/// [`PERIOD_MS`] for the 32-bit arithmetic of the short codes.
+const PERIOD_MS_I32: i32 = PERIOD_MS as i32;
+
+/// Gaps and codes below this are short (see [`gap_code`]).
+const SHORT: u32 = 2 * PERIOD_MS as u32;
+
 /// Gaps near the sync period get the short codes: a gap below `2 * PERIOD_MS` is coded as
 /// the zigzag of `gap - PERIOD_MS` (codes below 30000), a longer gap as itself. A bijection
-/// on `u64`.
+/// on `u64`. The short codes in 32 bits: 64-bit arithmetic is several instructions an
+/// operation on a 32-bit target.
 fn gap_code(gap: u64) -> u64 {
-    // Cannot overflow: every operand is below 2 * PERIOD_MS.
-    if gap >= 2 * PERIOD_MS {
-        gap
-    } else if gap >= PERIOD_MS {
-        gap.wrapping_sub(PERIOD_MS).wrapping_mul(2)
-    } else {
-        PERIOD_MS.wrapping_sub(gap).wrapping_mul(2).wrapping_sub(1)
+    match u32::try_from(gap) {
+        // Cannot overflow: `gap` is below 2 * PERIOD_MS.
+        Ok(short) if short < SHORT => zigzag(short.cast_signed().wrapping_sub(PERIOD_MS_I32)),
+        _ => gap,
     }
 }
 
 /// The inverse of [`gap_code`].
 fn gap_from_code(code: u64) -> u64 {
-    // Cannot overflow: every operand is below 2 * PERIOD_MS.
-    if code >= 2 * PERIOD_MS {
-        code
-    } else if code & 1 == 0 {
-        PERIOD_MS.wrapping_add(code / 2)
-    } else {
-        PERIOD_MS.wrapping_sub(code.wrapping_add(1) / 2)
+    match u32::try_from(code) {
+        // Cannot overflow: the result is below 2 * PERIOD_MS, and not negative.
+        Ok(short) if short < SHORT => u64::from(
+            unzigzag32(short)
+                .wrapping_add(PERIOD_MS_I32)
+                .cast_unsigned(),
+        ),
+        _ => code,
     }
 }
 
@@ -132,9 +138,10 @@ fn zigzag(v: i32) -> u64 {
     u64::from(bits.wrapping_shl(1) ^ sign)
 }
 
-/// The inverse of [`zigzag`] (codes come from it: they fit 32 bits).
+/// The inverse of [`zigzag`] (codes come from it: they fit 32 bits, so the low 32 bits are
+/// the code; no compare of the high word).
 fn unzigzag(code: u64) -> i32 {
-    unzigzag32(u32::try_from(code).unwrap_or(u32::MAX))
+    unzigzag32(code as u32)
 }
 
 /// [`unzigzag`] of a code known to fit 32 bits.
@@ -143,53 +150,71 @@ fn unzigzag32(code: u32) -> i32 {
     (code.wrapping_shr(1) ^ (code & 1).wrapping_neg()).cast_signed()
 }
 
-/// The bytes `v` takes as a varint.
+/// The bytes `v` takes as a varint, as written.
+#[cfg(test)]
 fn varint_len(v: u64) -> usize {
-    let bits = u64::BITS.saturating_sub((v | 1).leading_zeros());
-    bits.div_ceil(7) as usize
+    let mut bytes = [0; MAX_ENTRY_BYTES];
+    let mut out = bytes.iter_mut();
+    put_varint(&mut out, v);
+    MAX_ENTRY_BYTES.saturating_sub(out.len())
 }
 
-/// The bytes a gap code takes: its varint, but at least two bytes, so that the usual gaps all
-/// have the same length (see the module docs).
+/// The bytes a gap code takes as written: its varint, but at least two bytes, so that the
+/// usual gaps all have the same length (see the module docs).
+#[cfg(test)]
 fn gap_len(code: u64) -> usize {
-    varint_len(code).max(2)
+    let mut bytes = [0; MAX_ENTRY_BYTES];
+    let mut out = bytes.iter_mut();
+    put_gap(&mut out, code);
+    MAX_ENTRY_BYTES.saturating_sub(out.len())
 }
 
 /// Writes a gap code as a varint of at least two bytes: a one-byte code gets a zero second
 /// byte (a longer form of the same LEB128 number, which every decoder here reads).
+#[cfg(test)]
 fn put_gap(out: &mut core::slice::IterMut<'_, u8>, code: u64) {
-    if code < 0x80 {
-        for byte in [u8::try_from(code).unwrap_or(0) | 0x80, 0] {
-            if let Some(slot) = out.next() {
-                *slot = byte;
-            }
-        }
-    } else {
-        put_varint(out, code);
-    }
+    assert!(put_varint_min(out, code, 2));
 }
 
 /// Writes `v` as a varint into the next bytes of `out`.
-fn put_varint(out: &mut core::slice::IterMut<'_, u8>, mut v: u64) {
-    loop {
+#[cfg(test)]
+fn put_varint(out: &mut core::slice::IterMut<'_, u8>, v: u64) {
+    assert!(put_varint_min(out, v, 1));
+}
+
+/// Writes `v` as a varint of at least `min` bytes (zero high groups as needed) into the next
+/// bytes of `out`; false if they ran out. One routine for gaps and values.
+fn put_varint_min(out: &mut core::slice::IterMut<'_, u8>, mut v: u64, mut min: u8) -> bool {
+    for slot in out {
         let low = u8::try_from(v & 0x7f).unwrap_or(0);
         v = v.wrapping_shr(7);
-        let Some(slot) = out.next() else {
-            return;
-        };
-        *slot = if v == 0 { low } else { low | 0x80 };
-        if v == 0 {
-            return;
+        min = min.saturating_sub(1);
+        let more = v != 0 || min > 0;
+        *slot = if more { low | 0x80 } else { low };
+        if !more {
+            return true;
         }
     }
+    false
 }
 
 /// The high bit of each byte of a `u64`: set on all bytes of a varint but its last.
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
-/// Moves past the varint at the start of `rest`; false at the end.
+/// Moves past the varint at the start of `rest`; false at the end. On small targets the
+/// decoder does it (one routine less); the host skips without decoding.
 #[inline]
 fn skip_varint(rest: &mut &[u8]) -> bool {
+    if cfg!(target_pointer_width = "64") {
+        skip_varint_bytes(rest)
+    } else {
+        take_front(rest).is_some()
+    }
+}
+
+/// [`skip_varint`] without decoding.
+#[inline]
+fn skip_varint_bytes(rest: &mut &[u8]) -> bool {
     while let Some((&b, after)) = rest.split_first() {
         *rest = after;
         if b < 0x80 {
@@ -212,35 +237,33 @@ fn take_front(rest: &mut &[u8]) -> Option<u64> {
 
 /// [`take_front`] past its first byte.
 fn take_front_long(rest: &mut &[u8]) -> Option<u64> {
-    let mut v: u64 = 0;
-    let mut shift: u32 = 0;
-    while let Some((&b, after)) = rest.split_first() {
-        *rest = after;
-        // `shift` stays below 64 for the varints written here (at most 10 bytes).
-        v |= u64::from(b & 0x7f).wrapping_shl(shift);
-        if b < 0x80 {
-            return Some(v);
-        }
-        shift = shift.saturating_add(7);
-    }
-    None
+    let end = rest.iter().position(|&b| b < 0x80)?;
+    let (varint, after) = rest.split_at_checked(end.saturating_add(1))?;
+    *rest = after;
+    Some(varint_value(varint))
 }
 
 /// Decodes the varint at the end of `rest` and moves before it: its last byte is the one with
 /// the high bit clear, its earlier bytes are the ones before it with the high bit set.
 fn take_back(rest: &mut &[u8]) -> Option<u64> {
-    let (&last, mut before) = rest.split_last()?;
-    let mut v = u64::from(last);
-    while let Some((&b, earlier)) = before.split_last() {
-        if b < 0x80 {
-            break;
-        }
-        // At most 9 continuation bytes: the first group shifted in ends at bit 63.
-        v = v.wrapping_shl(7) | u64::from(b & 0x7f);
-        before = earlier;
-    }
+    let (_, before) = rest.split_last()?;
+    let start = before
+        .iter()
+        .rposition(|&b| b < 0x80)
+        .map_or(0, |i| i.saturating_add(1));
+    let (before, varint) = rest.split_at_checked(start)?;
     *rest = before;
-    Some(v)
+    Some(varint_value(varint))
+}
+
+/// The value of the varint `varint`, from its last byte on: shifts by a constant, which a
+/// 32-bit target does inline (a variable 64-bit shift is a call).
+fn varint_value(varint: &[u8]) -> u64 {
+    // At most 10 bytes: the first group shifted in ends at bit 63.
+    varint
+        .iter()
+        .rev()
+        .fold(0, |v, &b| v.wrapping_shl(7) | u64::from(b & 0x7f))
 }
 
 /// A time-ordered ring of `(instant, value)` entries in `N` bytes (see the module docs). The
@@ -279,15 +302,6 @@ impl<const N: usize> Ring<N> {
         self.region.used()
     }
 
-    fn is_empty(&self) -> bool {
-        self.region.is_empty()
-    }
-
-    /// The instant of the newest entry.
-    fn back_instant(&self) -> Option<i64> {
-        (!self.is_empty()).then_some(self.region.back)
-    }
-
     #[cfg(test)]
     fn push(&mut self, at: i64, value: i32) -> bool {
         self.region.push(&mut self.bytes, at, value)
@@ -300,13 +314,13 @@ impl<const N: usize> Ring<N> {
 
     #[inline]
     fn seek(&self, from: i64) -> usize {
-        self.region.seek(&self.bytes, from)
+        self.region.seek::<BOTH_ENDS>(&self.bytes, from)
     }
 
-    /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) on.
+    /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
     #[inline]
-    fn totals_from(&self, start: usize, sums: bool) -> Totals {
-        totals(self.live(), start, self.used(), sums)
+    fn totals(&self, start: usize, end: usize, sums: bool) -> Totals {
+        totals::<RUNS>(&self.region, &self.bytes, start, end, sums)
     }
 
     /// The entries as `(instant, value)`, oldest first.
@@ -355,24 +369,13 @@ impl Region {
     /// earlier than the newest one is recorded at the newest one's instant (the rings are
     /// time-ordered; the engine never goes back in time, see [`History::load`]).
     fn push(&mut self, bytes: &mut [u8], at: i64, value: i32) -> bool {
-        let (at, gap) = if self.is_empty() {
-            (at, None)
-        } else {
-            let at = at.max(self.back);
-            (at, Some(gap_code(at.abs_diff(self.back))))
-        };
-        let value = zigzag(value);
-        let len = gap.map_or(0, gap_len).saturating_add(varint_len(value));
-        let capacity = bytes.len();
-        if capacity.saturating_sub(self.used()) < len {
-            return false;
-        }
-        let (head, mut tail) = (self.head as usize, self.tail as usize);
-        if capacity.saturating_sub(tail) < len {
-            // Move the live bytes to the start, front to back: amortized over the entries
-            // appended since. A checked byte loop: `copy_within` would link a bounds-check
-            // panic, and a loop the compiler turns into `memmove` links 1.3 KB on targets
-            // that need no `memmove` otherwise.
+        let (head, tail) = (self.head as usize, self.tail as usize);
+        if bytes.len().saturating_sub(tail) < MAX_ENTRY_BYTES && head > 0 {
+            // Move the live bytes to the start, front to back, when the longest entry might
+            // not fit at the end (the entry is written in place, its length unknown before):
+            // amortized over the entries appended since. A checked byte loop: `copy_within`
+            // would link a bounds-check panic, and a loop the compiler turns into `memmove`
+            // links 1.3 KB on targets that need no `memmove` otherwise.
             let live = tail.saturating_sub(head);
             for i in 0..live {
                 if let Some(&b) = bytes.get(head.saturating_add(i)) {
@@ -381,22 +384,34 @@ impl Region {
                     }
                 }
             }
-            tail = live;
             self.head = 0;
+            self.tail = u32::try_from(live).unwrap_or(u32::MAX);
         }
-        let end = tail.saturating_add(len);
-        if let Some(slot) = bytes.get_mut(tail..end) {
-            let mut out = slot.iter_mut();
-            if let Some(gap) = gap {
-                put_gap(&mut out, gap);
+        // Written after the live bytes; it fits if it is written whole (then it fits as well
+        // after any compaction, which leaves the live bytes at the start).
+        let free = bytes.get_mut(self.tail as usize..).unwrap_or(&mut []);
+        let room = free.len();
+        let mut out = free.iter_mut();
+        let at = if self.is_empty() {
+            at
+        } else {
+            let at = at.max(self.back);
+            if !put_varint_min(&mut out, gap_code(at.abs_diff(self.back)), 2) {
+                return false;
             }
-            put_varint(&mut out, value);
+            at
+        };
+        if !put_varint_min(&mut out, zigzag(value), 1) {
+            return false;
         }
+        let len = room.saturating_sub(out.len());
         if self.is_empty() {
             self.front = at;
         }
         self.back = at;
-        self.tail = u32::try_from(end).unwrap_or(u32::MAX);
+        self.tail = self
+            .tail
+            .saturating_add(u32::try_from(len).unwrap_or(u32::MAX));
         true
     }
 
@@ -405,15 +420,14 @@ impl Region {
         let mut rest = self.live(bytes);
         let value = unzigzag(take_front(&mut rest)?);
         let at = self.front;
-        let next = take_front(&mut rest);
-        let consumed = self.used().saturating_sub(rest.len());
-        match next {
+        match take_front(&mut rest) {
             Some(code) => {
                 // Exact: the gaps add up to `back - front`, which fits.
                 self.front = self.front.wrapping_add_unsigned(gap_from_code(code));
+                // The live bytes end at `tail`.
                 self.head = self
-                    .head
-                    .saturating_add(u32::try_from(consumed).unwrap_or(u32::MAX));
+                    .tail
+                    .saturating_sub(u32::try_from(rest.len()).unwrap_or(u32::MAX));
             }
             None => {
                 self.head = 0;
@@ -424,19 +438,20 @@ impl Region {
     }
 
     /// The byte offset (into the live bytes) of the oldest entry not before `from`: the
-    /// length of the live bytes when there is none. Walks from the end nearer in time, so
-    /// that a window covering most of the ring costs little more than one covering a few
-    /// entries.
-    fn seek(&self, bytes: &[u8], from: i64) -> usize {
+    /// length of the live bytes when there is none. With `BOTH_ENDS` (see [`BOTH_ENDS`]),
+    /// walks from the end nearer in time, so that a window covering most of the ring costs
+    /// little more than one covering a few entries; without, from the oldest entry.
+    fn seek<const BOTH_ENDS: bool>(&self, bytes: &[u8], from: i64) -> usize {
+        // An empty ring has no live bytes: every path below gives 0.
         let live = self.live(bytes);
-        if self.is_empty() || from <= self.front {
+        if from <= self.front {
             return 0;
         }
         if from > self.back {
             return live.len();
         }
         let mut rest = live;
-        if from.abs_diff(self.front) <= self.back.abs_diff(from) {
+        if !BOTH_ENDS || from.abs_diff(self.front) <= self.back.abs_diff(from) {
             // Oldest first: skip the front's value, then each entry's gap and value.
             let mut at = self.front;
             skip_varint(&mut rest);
@@ -490,6 +505,14 @@ impl Iterator for RingIter<'_> {
     }
 }
 
+/// Whether [`Region::seek`] may walk from the newest entry: on 64-bit hosts, where it keeps
+/// short windows and periods cheap. Small targets always walk from the oldest: less code.
+const BOTH_ENDS: bool = cfg!(target_pointer_width = "64");
+
+/// Whether [`totals`] reads runs of entries a block at a time: on 64-bit hosts, where the
+/// scans are the hot path. Small targets read every entry one by one: less code.
+const RUNS: bool = cfg!(target_pointer_width = "64");
+
 /// What the values of some entries add up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Totals {
@@ -517,14 +540,20 @@ impl Totals {
     }
 }
 
-/// The totals of the entries in `live` (a ring's live bytes) from byte offset `start` (from
-/// [`Ring::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`). One function
-/// serves every scan: the stabilizations read `low` and `high`, the policy periods `added`
-/// and `deleted`.
+/// The totals of the entries of `region` in `bytes` from byte offset `start` of its live
+/// bytes (from [`Ring::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`).
+/// One function serves every scan: the stabilizations read `low` and `high`, the policy
+/// periods `added` and `deleted`.
 ///
-/// Runs of entries with two-byte gaps (6.8 s to 23.1 s) and values of one byte (below 64) or
-/// two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
-fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
+/// With `RUNS` (see [`RUNS`]), runs of entries with two-byte gaps (6.8 s to 23.1 s) and
+/// values of one byte (below 64) or two (up to 8,191) go 24 bytes, 8 or 6 entries, at a time.
+fn totals<const RUNS: bool>(
+    region: &Region,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    sums: bool,
+) -> Totals {
     let mut t = Totals {
         low: i32::MAX,
         high: i32::MIN,
@@ -532,7 +561,7 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
         deleted: 0,
         sums,
     };
-    let Some(mut rest) = live.get(start..end) else {
+    let Some(mut rest) = region.live(bytes).get(start..end) else {
         return t;
     };
     // Every entry but the oldest starts with its gap.
@@ -546,7 +575,7 @@ fn totals(live: &[u8], start: usize, end: usize, sums: bool) -> Totals {
         };
         t.add(unzigzag(value));
         // After a failed look for a run, a few entries one by one before the next look.
-        if one_by_one > 0 {
+        if !RUNS || one_by_one > 0 {
             one_by_one = one_by_one.saturating_sub(1);
             if !skip_varint(&mut rest) {
                 return t;
@@ -685,12 +714,11 @@ impl Summary {
     }
 }
 
-/// Up to [`GENERATIONS`] summaries, oldest first, in a small ring (`slots[start]` is the
-/// oldest), so that none is ever moved.
+/// Up to [`GENERATIONS`] summaries, oldest first: `slots[..len]`. Dropping the oldest moves
+/// the others (a few times per retention at most), so that every look-up is an index.
 #[derive(Clone)]
 struct Generations {
     slots: [Summary; GENERATIONS],
-    start: u8,
     len: u8,
 }
 
@@ -698,41 +726,43 @@ impl Generations {
     const fn new() -> Self {
         Generations {
             slots: [Summary::EMPTY; GENERATIONS],
-            start: 0,
             len: 0,
         }
     }
 
-    /// The slot index of the `k`-th oldest summary.
-    fn slot(&self, k: usize) -> usize {
-        usize::from(self.start).saturating_add(k) % GENERATIONS
-    }
-
     /// The summaries, oldest first.
-    fn iter(&self) -> impl Iterator<Item = &Summary> + '_ {
-        (0..usize::from(self.len)).filter_map(|k| self.slots.get(self.slot(k)))
+    fn iter(&self) -> core::slice::Iter<'_, Summary> {
+        self.slots
+            .get(..usize::from(self.len))
+            .unwrap_or(&[])
+            .iter()
     }
 
     fn newest_mut(&mut self) -> Option<&mut Summary> {
-        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
-        self.slots.get_mut(slot)
+        self.slots.get_mut(usize::from(self.len).checked_sub(1)?)
     }
 
     /// The newest folded instant.
     fn newest(&self) -> Option<i64> {
-        let slot = self.slot(usize::from(self.len).checked_sub(1)?);
-        self.slots.get(slot).map(|g| g.at)
+        self.iter().last().map(|g| g.at)
     }
 
     /// Drops the oldest summary.
     fn drop_oldest(&mut self) {
-        self.start = u8::try_from(self.slot(1)).unwrap_or(0);
+        let len = usize::from(self.len);
+        for i in 1..len {
+            if let Some(&next) = self.slots.get(i) {
+                if let Some(slot) = self.slots.get_mut(i.wrapping_sub(1)) {
+                    *slot = next;
+                }
+            }
+        }
         self.len = self.len.saturating_sub(1);
     }
 
     /// Keeps the generations not before `from` (`None`: none is kept).
     fn prune(&mut self, from: Option<i64>) {
-        while let Some(oldest) = self.slots.get(self.slot(0)).filter(|_| self.len > 0) {
+        while let Some(oldest) = self.iter().next() {
             if from.is_some_and(|from| oldest.at >= from) {
                 break;
             }
@@ -740,30 +770,37 @@ impl Generations {
         }
     }
 
+    /// [`Generations::fold`] of an evicted entry of a ring with this retention. Not inlined:
+    /// one call site for the entries folded and the entry that fits no ring.
+    #[inline(never)]
+    fn fold_entry(&mut self, kind: Kind, at: i64, value: i32, retention: Duration) {
+        self.fold(
+            Summary::start(kind, at, value),
+            generation_span(retention),
+            kind,
+        );
+    }
+
     /// Adds an evicted entry to the newest generation when it falls in the same grid cell of
-    /// `span` milliseconds, or starts a new one.
-    fn fold(&mut self, entry: Summary, span: i64, kind: Kind) {
-        // Cells counted from i64::MIN, so that the division is unsigned.
-        let span = span.unsigned_abs();
-        let cell = |at: i64| at.abs_diff(i64::MIN).checked_div(span);
+    /// `span` milliseconds (see [`generation_span`]), or starts a new one.
+    fn fold(&mut self, entry: Summary, span: u64, kind: Kind) {
         if let Some(newest) = self.newest_mut() {
-            if cell(newest.at) == cell(entry.at) {
+            // Cells counted from i64::MIN, so that the division is unsigned; one division:
+            // the entry is in the newest's cell when it is less than `span` past its start.
+            let (newest_at, at) = (newest.at.abs_diff(i64::MIN), entry.at.abs_diff(i64::MIN));
+            let cell_start = newest_at.wrapping_sub(newest_at.checked_rem(span).unwrap_or(0));
+            if at.checked_sub(cell_start).is_some_and(|past| past < span) {
                 newest.merge(kind, entry);
                 return;
             }
         }
         if usize::from(self.len) == GENERATIONS {
             // All in use: merge the oldest into the next one.
-            if let Some(&oldest) = self.slots.get(self.slot(0)) {
-                let next = self.slot(1);
-                if let Some(next) = self.slots.get_mut(next) {
-                    next.merge(kind, oldest);
-                }
-            }
+            let [oldest, next, ..] = &mut self.slots;
+            next.merge(kind, *oldest);
             self.drop_oldest();
         }
-        let free = self.slot(usize::from(self.len));
-        if let Some(slot) = self.slots.get_mut(free) {
+        if let Some(slot) = self.slots.get_mut(usize::from(self.len)) {
             *slot = entry;
             self.len = self.len.saturating_add(1);
         }
@@ -777,23 +814,51 @@ impl fmt::Debug for Generations {
 }
 
 /// The span of one generation's grid cell: 1/(GENERATIONS - 1) of the retention, rounded up,
-/// so that GENERATIONS distinct cells span more than the retention.
-fn generation_span(retention: Duration) -> i64 {
-    const SPANS: i64 = GENERATIONS as i64 - 1;
-    let millis = retention.as_millis().max(1);
-    (millis / SPANS).saturating_add(i64::from(millis % SPANS != 0))
+/// so that GENERATIONS distinct cells span more than the retention (at least 1 ms).
+fn generation_span(retention: Duration) -> u64 {
+    const SPANS: u64 = GENERATIONS as u64 - 1;
+    // Cannot overflow: at most i64::MAX + SPANS - 1. One division, no remainder.
+    let millis = retention.as_millis().max(1).unsigned_abs();
+    millis.wrapping_add(SPANS - 1) / SPANS
 }
 
-/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is.
+/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is. Not
+/// inlined on small targets: three call sites in one reconcile.
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 fn first_after(now: Instant, window: Duration) -> Option<i64> {
-    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
-    i64::try_from(cutoff.saturating_add(1).max(i128::from(i64::MIN))).ok()
+    match now.millis().checked_sub(window.as_millis()) {
+        Some(cutoff) => cutoff.checked_add(1),
+        // Below every instant when the window is positive, above every one otherwise.
+        None => (window.as_millis() > 0).then_some(i64::MIN),
+    }
 }
 
 /// The lowest instant not before `now - window`, `None` when no `i64` instant is.
 fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
-    let cutoff = i128::from(now.millis()).saturating_sub(i128::from(window.as_millis()));
-    i64::try_from(cutoff.max(i128::from(i64::MIN))).ok()
+    match now.millis().checked_sub(window.as_millis()) {
+        Some(cutoff) => Some(cutoff),
+        None => (window.as_millis() > 0).then_some(i64::MIN),
+    }
+}
+
+/// The latest instant of some rings and summaries.
+fn latest(regions: [&Region; 2], folded: [&Generations; 2]) -> Option<i64> {
+    // `i64::MIN` for none and one flag: cheaper than comparing `Option`s.
+    let mut any = false;
+    let mut latest = i64::MIN;
+    for region in regions {
+        if !region.is_empty() {
+            any = true;
+            latest = latest.max(region.back);
+        }
+    }
+    for generations in folded {
+        if let Some(at) = generations.newest() {
+            any = true;
+            latest = latest.max(at);
+        }
+    }
+    any.then_some(latest)
 }
 
 /// Drops the entries before `now - retention`, then appends `(at, value)`, folding the oldest
@@ -812,15 +877,15 @@ fn record(
         region.pop_front(bytes);
     }
     folded.prune(keep_from);
-    let span = generation_span(retention);
     let at = at.millis();
     while !region.push(bytes, at, value) {
-        let Some((old_at, old)) = region.pop_front(bytes) else {
-            // It does not fit an empty ring either.
-            folded.fold(Summary::start(kind, at, value), span, kind);
+        // The oldest entry, or the entry itself when it does not fit an empty ring either.
+        let popped = region.pop_front(bytes);
+        let (old_at, old) = popped.unwrap_or((at, value));
+        folded.fold_entry(kind, old_at, old, retention);
+        if popped.is_none() {
             return;
-        };
-        folded.fold(Summary::start(kind, old_at, old), span, kind);
+        }
     }
 }
 
@@ -884,13 +949,11 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// inlined, for the reconcile's frame (see [`History::record_scale_event`]).
     #[inline(never)]
     pub(crate) fn last_instant(&self) -> Option<Instant> {
-        // `None` orders below every `Some`.
-        self.recommendations
-            .back_instant()
-            .max(self.events.back_instant())
-            .max(self.folded_recommendations.newest())
-            .max(self.folded_events.newest())
-            .map(Instant)
+        latest(
+            [&self.recommendations.region, &self.events.region],
+            [&self.folded_recommendations, &self.folded_events],
+        )
+        .map(Instant)
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
@@ -935,7 +998,7 @@ impl<const R: usize, const E: usize> History<R, E> {
         let mut low = desired;
         if let Some(from) = from {
             let ring = &self.recommendations;
-            low = low.max(ring.totals_from(ring.seek(from), false).high);
+            low = low.max(ring.totals(ring.seek(from), ring.used(), false).high);
         }
         let mut high = low;
         for g in self.folded_recommendations.iter() {
@@ -975,8 +1038,8 @@ impl<const R: usize, const E: usize> History<R, E> {
         );
         // One pass: the longer window's own part, then the part both windows cover.
         let both = up_start.max(down_start);
-        let shorter = ring.totals_from(both, false);
-        let longer = totals(ring.live(), up_start.min(down_start), both, false);
+        let shorter = ring.totals(both, end, false);
+        let longer = ring.totals(up_start.min(down_start), both, false);
         up = up.min(shorter.low);
         down = down.max(shorter.high);
         if up_start < both {
@@ -1009,8 +1072,8 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// frame (the reconcile's, on the deepest stack path) would hold `record`'s arguments.
     #[inline(never)]
     pub(crate) fn record_scale_event(&mut self, old: i32, new: i32, now: Instant) {
-        let change = i128::from(new).saturating_sub(i128::from(old));
-        let change = crate::arith::clamp_i32(change);
+        // The exact difference, clamped to the `i32` range.
+        let change = new.saturating_sub(old);
         if change == 0 {
             return;
         }
@@ -1041,20 +1104,29 @@ impl<const R: usize, const E: usize> History<R, E> {
             mut added,
             mut deleted,
             ..
-        } = ring.totals_from(ring.seek(from), true);
+        } = ring.totals(ring.seek(from), ring.used(), true);
         let mut overflowed = false;
+        // Count folded events only where they shrink this direction's budget. Either way
+        // upstream may count them differently (folded events of the other direction would
+        // widen it), so the decision is reported. Summed apart: every count is non-negative,
+        // so one saturating addition equals one per summary.
+        let mut folded: i64 = 0;
         for g in self.folded_events.iter() {
             if g.at >= from {
-                // Count folded events only where they shrink this direction's budget. Either
-                // way upstream may count them differently (folded events of the other
-                // direction would widen it), so the decision is reported.
                 overflowed = true;
-                match direction {
-                    LimitDirection::Up => added = added.saturating_add(i64::from(g.a)),
-                    LimitDirection::Down => deleted = deleted.saturating_add(i64::from(g.b)),
-                }
+                let count = match direction {
+                    LimitDirection::Up => g.a,
+                    LimitDirection::Down => g.b,
+                };
+                // Cannot overflow: at most GENERATIONS `i32`s.
+                folded = folded.wrapping_add(i64::from(count));
             }
         }
+        let budget = match direction {
+            LimitDirection::Up => &mut added,
+            LimitDirection::Down => &mut deleted,
+        };
+        *budget = budget.saturating_add(folded);
         PeriodChanges {
             added: crate::arith::clamp_i32(i128::from(added)),
             deleted: crate::arith::clamp_i32(i128::from(deleted)),
@@ -1281,16 +1353,24 @@ mod tests {
                     .collect();
                 for &from in &cutoffs {
                     let start = ring.seek(from);
+                    // From the nearer end and from the oldest (the form of small targets).
+                    assert_eq!(ring.region.seek::<false>(&ring.bytes, from), start);
+                    assert_eq!(ring.region.seek::<true>(&ring.bytes, from), start);
+                    let expected = model_totals(list.iter().filter(|e| e.0 >= from));
                     assert_eq!(
-                        ring.totals_from(start, true),
-                        model_totals(list.iter().filter(|e| e.0 >= from)),
+                        ring.totals(start, ring.used(), true),
+                        expected,
                         "from {from}"
                     );
+                    // With and without the runs (the form of small targets).
+                    let (region, bytes, end) = (&ring.region, &ring.bytes, ring.used());
+                    assert_eq!(totals::<true>(region, bytes, start, end, true), expected);
+                    assert_eq!(totals::<false>(region, bytes, start, end, true), expected);
                     // Between two cutoffs (the longer window's own part).
                     let to = cutoffs[usize::try_from(rng.below(cutoffs.len() as u64)).unwrap()];
                     if to >= from {
                         assert_eq!(
-                            totals(ring.live(), start, ring.seek(to), true),
+                            ring.totals(start, ring.seek(to), true),
                             model_totals(list.iter().filter(|e| e.0 >= from && e.0 < to)),
                             "from {from} to {to}"
                         );
@@ -1419,6 +1499,28 @@ mod tests {
                 assert!(skip_varint(&mut rest));
                 let block = rest.first_chunk::<24>().unwrap();
                 assert!(high_bits_are(block, high), "{gap} {value}");
+            }
+        }
+    }
+
+    /// Both forms of [`skip_varint`] move past the same bytes, and fail at the end.
+    #[test]
+    fn skipping_by_bytes_equals_skipping_by_decoding() {
+        let mut rng = Rng(0x5c);
+        for _ in 0..1000 {
+            let mut bytes = [0_u8; 64];
+            let mut out = bytes.iter_mut();
+            let min = |rng: &mut Rng| 1 + u8::try_from(rng.below(2)).unwrap();
+            while put_varint_min(&mut out, rng.next() >> rng.below(64), min(&mut rng)) {}
+            // The last varint may be cut short: both then fail.
+            let (mut by_bytes, mut by_decoding) = (&bytes[..], &bytes[..]);
+            loop {
+                let skipped = skip_varint_bytes(&mut by_bytes);
+                assert_eq!(skipped, take_front(&mut by_decoding).is_some());
+                if !skipped {
+                    break;
+                }
+                assert_eq!(by_bytes, by_decoding);
             }
         }
     }
