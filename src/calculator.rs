@@ -109,9 +109,8 @@ struct PodPass<'a> {
     orphan_sum: Sum,
     /// Number of orphan samples with a value.
     orphans: i64,
-    /// Σ of missing pods' requests (utilization only), and of the values they are filled in
-    /// with below target: `request × max(target, 100) / 100` each for utilization, the
-    /// target itself for average values.
+    /// Σ of missing pods' requests, and of the values they are filled in with below target
+    /// (`request × max(target, 100) / 100` each), utilization only.
     missing_requests: Sum,
     missing_fill: Sum,
     /// Σ of unready pods' requests, utilization only.
@@ -157,35 +156,22 @@ fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool 
 }
 
 /// Upstream's checks before grouping (the metrics API returned something, and some pod
-/// matched the selector), then the pass over the pods (spec 10.1 a-e, 10.2): each pod's
-/// group and the sums of each group, with the requests for `resource` (utilization
-/// targets), and the orphan samples' sum, into `pass` (all zero). Upstream's second pass
-/// fills in missing and unready pods with their requests: those are the requests this pass
-/// reads, so their sums are kept here and the second pass is arithmetic on sums, without a
-/// second walk over the pods.
+/// matched the selector; `empty` is the error for an empty metrics response), then the pass
+/// over the pods (spec 10.1 a-e, 10.2): each pod's group and the sums of each group, with
+/// `requests` (utilization targets) the requests for that resource, and the orphan samples'
+/// sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
+/// with their requests: those are the requests this pass reads, so their sums are kept here
+/// and the second pass is arithmetic on sums, without a second walk over the pods.
 #[inline(always)]
 fn pod_pass<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
-    resource: Option<&'a str>,
     container: Option<&'a str>,
-    target: PodTarget,
+    requests: Option<(&'a str, i64)>,
+    cpu: bool,
+    empty: CalcError<'a>,
     pass: &mut PodPass<'a>,
 ) -> Result<(), CalcError<'a>> {
-    // `empty` is the error for an empty metrics response; `fill` what a missing pod is
-    // filled in with below target: with `requests`, that percentage of its request, else
-    // the value itself.
-    let (requests, fill, empty) = match (target, resource) {
-        (PodTarget::Utilization(percent), Some(r)) => (
-            Some(r),
-            i64::from(percent.max(100)),
-            CalcError::NoResourceMetrics,
-        ),
-        (PodTarget::Average(milli), Some(_)) => (None, milli, CalcError::NoResourceMetrics),
-        (PodTarget::Average(milli), None) => (None, milli, CalcError::NoCustomMetrics),
-        (PodTarget::Utilization(_), None) => (None, 0, CalcError::NoCustomMetrics),
-    };
-    let cpu = resource == Some("cpu");
     let pods = ctx.obs.pods;
     if samples.per_pod.len() != pods.len() {
         return Err(CalcError::SampleCountMismatch {
@@ -222,7 +208,7 @@ fn pod_pass<'a>(
         // Every listed pod's request counts (an error fails the metric).
         let request = match requests {
             None => 0,
-            Some(resource) => match cached {
+            Some((resource, _)) => match cached {
                 Some((containers, pod_level, milli))
                     if same_containers(containers, pod.containers, container.is_some())
                         && same_pod_level(pod_level, pod.requests) =>
@@ -263,9 +249,9 @@ fn pod_pass<'a>(
             }
             PodGroup::Missing => {
                 missing = missing.wrapping_add(1);
-                if requests.is_some() {
+                if let Some((_, fallback)) = requests {
                     pass.missing_requests.push(request);
-                    pass.missing_fill.push(percent_of(request, fill));
+                    pass.missing_fill.push(percent_of(request, fallback));
                 }
             }
             PodGroup::Ignored => {}
@@ -322,9 +308,19 @@ pub(crate) fn pod_metric<'a>(
     container: Option<&'a str>,
     target: PodTarget,
 ) -> Result<Calculation, CalcError<'a>> {
-    // Filled in place (a returned pass would be copied out of a `Result`).
+    // Filled in place (a returned pass would be copied out of a `Result`); zeroed first,
+    // which is smaller on a Cortex-M0.
     let mut pass = PodPass::default();
-    pod_pass(ctx, samples, resource, container, target, &mut pass)?;
+    let (requests, empty) = match (target, resource) {
+        (PodTarget::Utilization(percent), Some(r)) => (
+            Some((r, i64::from(percent.max(100)))),
+            CalcError::NoResourceMetrics,
+        ),
+        (_, Some(_)) => (None, CalcError::NoResourceMetrics),
+        (_, None) => (None, CalcError::NoCustomMetrics),
+    };
+    let cpu = resource == Some("cpu");
+    pod_pass(ctx, samples, container, requests, cpu, empty, &mut pass)?;
     let entries = pass.ready.saturating_add(pass.orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
