@@ -545,13 +545,16 @@ pub(crate) fn usage_metric<'a>(
         // `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)`
         // from zero.
         let ratio = arith::ratio(mode, usage, target_milli);
-        let (replicas, within_tolerance) = if ctx.current == 0 {
-            (ratio.ceil_times(1), false)
-        } else if ratio.within(&ctx.tolerances) {
+        let (replicas, within_tolerance) = if ctx.current != 0 && ratio.within(&ctx.tolerances) {
             (ctx.current, true)
         } else {
             // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
-            (ratio.ceil_times(ready_running_pods(ctx)?), false)
+            let count = if ctx.current == 0 {
+                1
+            } else {
+                ready_running_pods(ctx)?
+            };
+            (ratio.ceil_times(count), false)
         };
         (replicas, within_tolerance, usage)
     };

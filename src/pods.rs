@@ -121,16 +121,26 @@ fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Grouping) -> bool {
         status,
         last_transition,
     } = ready;
-    // Still within the initialization period: `start + period` is after `now`.
-    if rules.initializing(start) {
-        // An unset transition time lies before any time: its window ended long ago.
-        status == ConditionStatus::False
-            || last_transition.is_some_and(|t| sample.timestamp.is_before_offset(t, sample.window))
-    } else {
-        status == ConditionStatus::False
-            // It never became ready: `start + delay` is after the transition.
-            && last_transition.is_none_or(|t| t.is_before_offset(start, rules.initial_readiness_delay))
+    let not_ready = status == ConditionStatus::False;
+    // Still within the initialization period (`start + period` is after `now`): unready if
+    // not ready, or if its sample's window began before the pod became ready. Afterwards:
+    // unready only if not ready and it never became ready (`start + delay` is after the
+    // transition). Both time tests are `a < b + d`: one call.
+    let initializing = rules.initializing(start);
+    if initializing == not_ready {
+        return not_ready;
     }
+    // An unset transition time lies before any time: a window after it, no readiness after
+    // the start.
+    let Some(t) = last_transition else {
+        return !initializing;
+    };
+    let (a, b, d) = if initializing {
+        (sample.timestamp, t, sample.window)
+    } else {
+        (t, start, rules.initial_readiness_delay)
+    };
+    a.is_before_offset(b, d)
 }
 
 /// Why a pod's request could not be computed (these fail the whole metric).
