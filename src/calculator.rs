@@ -494,15 +494,12 @@ fn usage<'a>(values: Result<i64, &[i64]>, per_pod: bool) -> Result<i64, CalcErro
     }
     let mut sum: i64 = 0;
     for &v in series {
-        let next = if per_pod {
-            // `GetExternalPerPodMetricReplicas`: a running sum that leaves [0, MaxInt64] is
-            // upstream's overflow signal.
-            sum.checked_add(v).filter(|s| *s >= 0)
-        } else if v > 0 && sum > i64::MAX.saturating_sub(v) {
-            // `GetExternalMetricReplicas`: a positive overflow ends the sum at MaxInt64.
-            None
-        } else {
-            Some(sum.saturating_add(v))
+        // `GetExternalPerPodMetricReplicas`: a running sum that leaves [0, MaxInt64] is
+        // upstream's overflow signal. `GetExternalMetricReplicas`: a positive overflow ends
+        // the sum at MaxInt64, a negative one saturates.
+        let next = match sum.checked_add(v) {
+            Some(s) => (!per_pod || s >= 0).then_some(s),
+            None => (!per_pod && v < 0).then_some(i64::MIN),
         };
         match next {
             Some(s) => sum = s,
