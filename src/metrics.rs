@@ -411,11 +411,14 @@ pub fn evaluate_metric<'a>(
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
     let route = route(spec);
-    let result = if route == Route::Invalid {
-        Err(MetricFailure::InvalidSource)
-    } else if selector_invalid(spec) {
-        Err(MetricFailure::InvalidSelector)
-    } else {
+    // One exit for every failure (each inlined exit copies the failure into the outcome).
+    let calculate = || {
+        if route == Route::Invalid {
+            return Err(MetricFailure::InvalidSource);
+        }
+        if selector_invalid(spec) {
+            return Err(MetricFailure::InvalidSelector);
+        }
         match (route, values) {
             (_, MetricValues::Error(msg)) => Err(CalcError::Fetch(msg)),
             (
@@ -442,11 +445,11 @@ pub fn evaluate_metric<'a>(
                 },
                 MetricValues::External(vs),
             ) => calculator::usage_metric(ctx, Err(vs), target, per_pod),
-            _ => return fail(spec, MetricFailure::WrongValues),
+            _ => return Err(MetricFailure::WrongValues),
         }
         .map_err(MetricFailure::Calc)
     };
-    let c = match result {
+    let c = match calculate() {
         Ok(c) => c,
         Err(failure) => return fail(spec, failure),
     };
