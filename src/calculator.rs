@@ -391,11 +391,11 @@ fn measure<'a>(
     requests: Sum,
     entries: i64,
 ) -> Result<(Ratio, Option<i32>, i64), CalcError<'a>> {
-    let values = values.clamped();
+    let values = clamped(values);
     let average = values.checked_div(entries).unwrap_or(0);
     let (num, den, percent) = match target {
         PodTarget::Utilization(target_percent) => {
-            let requests = requests.clamped();
+            let requests = clamped(requests);
             if requests == 0 {
                 return Err(CalcError::NoMatchingRequests);
             }
@@ -413,6 +413,13 @@ fn percent_of(value: i64, percent: i64) -> i64 {
     let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
     let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
     crate::pods::signed(value < 0, u64::try_from(q).unwrap_or(u64::MAX))
+}
+
+/// [`Sum::clamped`] out of line: one copy for the sums of [`measure`] and of a pod's
+/// container requests.
+#[inline(never)]
+pub(crate) fn clamped(sum: Sum) -> i64 {
+    sum.clamped()
 }
 
 /// `int32(values * 100 / requests)`, truncated toward zero and saturating, for

@@ -366,7 +366,7 @@ fn container_requests<'a>(
             container: name,
             pod: pod.name,
         }),
-        _ => Ok(sum.clamped()),
+        _ => Ok(crate::calculator::clamped(sum)),
     }
 }
 
