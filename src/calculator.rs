@@ -97,9 +97,10 @@ fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
 /// Counts and sums of the pass over the pods.
 #[derive(Clone, Copy, Default)]
 struct PodPass<'a> {
-    ready: i64,
-    unready: i64,
-    missing: i64,
+    // Counts of pods and orphan samples: their sums cannot overflow (two slices' lengths).
+    ready: usize,
+    unready: usize,
+    missing: usize,
     /// Σ of ready pods' values (exact).
     value_sum: Sum,
     /// Σ of ready pods' requests (exact), utilization only.
@@ -108,7 +109,7 @@ struct PodPass<'a> {
     /// Σ of the orphan samples' values (exact).
     orphan_sum: Sum,
     /// Number of orphan samples with a value.
-    orphans: i64,
+    orphans: usize,
     /// Σ of missing pods' requests, and of the values they are filled in with below target
     /// (`request × max(target, 100) / 100` each), utilization only.
     missing_requests: Sum,
@@ -264,13 +265,12 @@ fn pod_pass<'a>(
         .filter_map(|s| sample_value(s, container))
     {
         pass.orphan_sum.push(v);
-        orphans = orphans.saturating_add(1);
+        orphans = orphans.wrapping_add(1);
     }
-    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-    pass.ready = count(ready);
-    pass.unready = count(unready);
-    pass.missing = count(missing);
-    pass.orphans = count(orphans);
+    pass.ready = ready;
+    pass.unready = unready;
+    pass.missing = missing;
+    pass.orphans = orphans;
     pass.value_sum = value_sum;
     pass.request_sum = request_sum;
     Ok(())
@@ -321,7 +321,7 @@ pub(crate) fn pod_metric<'a>(
     };
     let cpu = resource == Some("cpu");
     pod_pass(ctx, samples, container, requests, cpu, empty, &mut pass)?;
-    let entries = pass.ready.saturating_add(pass.orphans);
+    let entries = pass.ready.wrapping_add(pass.orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
     }
@@ -348,29 +348,29 @@ pub(crate) fn pod_metric<'a>(
     let (below, above) = (ratio.below_one(), ratio.above_one());
     let scale_up_with_unready = pass.unready > 0 && above;
     let second = scale_up_with_unready || pass.missing != 0;
-    let (new_ratio, count) = if second {
+    let (new_ratio, n) = if second {
         // Second pass: missing pods count as at the target below it (utilization: their
         // request × max(target, 100 %)) and as 0 above it; unready pods as 0 on a scale-up.
         let mut entries = entries;
         if below || above {
-            entries = entries.saturating_add(pass.missing);
+            entries = entries.wrapping_add(pass.missing);
             requests.add_sum(pass.missing_requests);
             if below {
                 match target {
                     PodTarget::Utilization(_) => values.add_sum(pass.missing_fill),
-                    PodTarget::Average(milli) => values.add_product(milli, pass.missing),
+                    PodTarget::Average(milli) => values.add_product(milli, count(pass.missing)),
                 }
             }
         }
         if scale_up_with_unready {
-            entries = entries.saturating_add(pass.unready);
+            entries = entries.wrapping_add(pass.unready);
             requests.add_sum(pass.unready_requests);
         }
         (measure(mode, target, values, requests, entries)?.0, entries)
     } else {
         (ratio, pass.ready)
     };
-    let (replicas, within_tolerance) = proposal(ctx, (below, above), new_ratio, count, second);
+    let (replicas, within_tolerance) = proposal(ctx, (below, above), new_ratio, count(n), second);
     Ok(Calculation {
         replicas,
         utilization: percent,
@@ -389,10 +389,10 @@ fn measure<'a>(
     target: PodTarget,
     values: Sum,
     requests: Sum,
-    entries: i64,
+    entries: usize,
 ) -> Result<(Ratio, Option<i32>, i64), CalcError<'a>> {
     let values = clamped(values);
-    let average = values.checked_div(entries).unwrap_or(0);
+    let average = values.checked_div(count(entries)).unwrap_or(0);
     let (num, den, percent) = match target {
         PodTarget::Utilization(target_percent) => {
             let requests = clamped(requests);
@@ -413,6 +413,11 @@ fn percent_of(value: i64, percent: i64) -> i64 {
     let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
     let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
     crate::pods::signed(value < 0, u64::try_from(q).unwrap_or(u64::MAX))
+}
+
+/// A count as an `i64` (saturating; exact on 32-bit targets).
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// [`Sum::clamped`] out of line: one copy for the sums of [`measure`] and of a pod's
