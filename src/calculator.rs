@@ -415,7 +415,7 @@ fn measure<'a>(
 fn percent_of(value: i64, percent: i64) -> i64 {
     let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
     let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
-    crate::pods::signed(value < 0, u64::try_from(q).unwrap_or(u64::MAX))
+    crate::pods::signed(value < 0, q)
 }
 
 /// A count as an `i64` (saturating; exact on 32-bit targets).
@@ -443,7 +443,7 @@ fn percent_ratio(values: i64, requests: i64) -> i32 {
     } else {
         u64::MAX
     };
-    let percent = crate::pods::signed((values < 0) != (requests < 0), magnitude);
+    let percent = crate::pods::signed((values < 0) != (requests < 0), u128::from(magnitude));
     i32::try_from(percent).unwrap_or(if percent < 0 { i32::MIN } else { i32::MAX })
 }
 

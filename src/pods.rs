@@ -302,22 +302,19 @@ fn raise(peak: &mut i128, v: i128) {
 /// `MilliValue()` of an exact nano-unit amount: rounds up, negatives away from zero.
 fn nano_to_milli(nano: i128) -> i64 {
     let (q, r) = crate::arith::div_small(nano.unsigned_abs(), 1_000_000);
-    // Saturating in 64 bits: a quotient of 2^64 or more saturates either way.
-    let magnitude = u64::try_from(q)
-        .unwrap_or(u64::MAX)
-        .saturating_add(u64::from(r != 0));
-    signed(nano < 0, magnitude)
+    // The quotient is below 2^108: adding 1 cannot overflow.
+    signed(nano < 0, q.wrapping_add(u128::from(r != 0)))
 }
 
-/// `±magnitude` clamped to `i64`: one copy of the code for the 64-bit results computed on
-/// magnitudes.
+/// `±magnitude` clamped to `i64`: one copy of the code for the results computed on
+/// magnitudes (of up to 128 bits, so that callers need not saturate them first).
 #[inline(never)]
-pub(crate) fn signed(negative: bool, magnitude: u64) -> i64 {
+pub(crate) fn signed(negative: bool, magnitude: u128) -> i64 {
     // 2^63 is i64::MIN's magnitude, and `i64::MIN as u64`.
     if negative {
-        (magnitude.min(i64::MIN as u64) as i64).wrapping_neg()
+        (magnitude.min(1 << 63) as i64).wrapping_neg()
     } else {
-        magnitude.min(i64::MAX as u64) as i64
+        magnitude.min(i64::MAX as u128) as i64
     }
 }
 
