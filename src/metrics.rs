@@ -29,17 +29,16 @@ pub(crate) enum Route<'a> {
         per_pod: bool,
         target: i64,
     },
-    /// The spec names no usable target (only possible past validation for Object metrics
-    /// whose `target.type` does not match the populated field).
-    Invalid,
 }
 
 fn milli(q: Option<Quantity>) -> Option<i64> {
     q.map(|q| q.milli_value())
 }
 
-/// Reads a metric's target the way the upstream controller does (spec 6.2, trace rule 22).
-pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
+/// Reads a metric's target the way the upstream controller does (spec 6.2, trace rule 22);
+/// `None` when the spec names no usable target (only possible past validation for Object
+/// metrics whose `target.type` does not match the populated field).
+pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
     let pods = |resource, container, target| Route::Pods {
         resource,
         container,
@@ -54,7 +53,7 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
         Some(target) => Some(PodTarget::Average(target)),
         None => t.average_utilization.map(PodTarget::Utilization),
     };
-    let routed = match spec.type_ {
+    match spec.type_ {
         Some(MetricSourceType::Resource) => spec
             .resource
             .as_ref()
@@ -96,8 +95,7 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Route<'a> {
             }
         }),
         None => None,
-    };
-    routed.unwrap_or(Route::Invalid)
+    }
 }
 
 /// Why one metric produced no proposal.
@@ -178,11 +176,11 @@ impl fmt::Display for MetricName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let spec = self.0;
         match route(spec) {
-            Route::Pods {
+            Some(Route::Pods {
                 resource: Some(resource),
                 container,
                 target: PodTarget::Utilization(_),
-            } => {
+            }) => {
                 let container = if container.is_some() {
                     " container"
                 } else {
@@ -193,24 +191,24 @@ impl fmt::Display for MetricName<'_> {
                     "{resource}{container} resource utilization (percentage of request)"
                 )
             }
-            Route::Pods {
+            Some(Route::Pods {
                 resource: Some(resource),
                 ..
-            } => write!(f, "{resource} resource"),
-            Route::Pods { resource: None, .. } => match &spec.pods {
+            }) => write!(f, "{resource} resource"),
+            Some(Route::Pods { resource: None, .. }) => match &spec.pods {
                 Some(p) => write!(f, "pods metric {}", p.metric.name),
                 None => Ok(()),
             },
-            Route::Usage {
+            Some(Route::Usage {
                 external: false,
                 per_pod: false,
                 ..
-            } => match &spec.object {
+            }) => match &spec.object {
                 Some(o) => write!(f, "{} metric {}", o.described_object.kind, o.metric.name),
                 None => Ok(()),
             },
             // Upstream names per-pod Object metrics "external metric" too.
-            Route::Usage { external, .. } => {
+            Some(Route::Usage { external, .. }) => {
                 let metric = if external {
                     spec.external.map(|e| e.metric)
                 } else {
@@ -221,7 +219,7 @@ impl fmt::Display for MetricName<'_> {
                     None => Ok(()),
                 }
             }
-            Route::Invalid => Ok(()),
+            None => Ok(()),
         }
     }
 }
@@ -346,11 +344,11 @@ impl fmt::Display for MetricError<'_> {
                     _ => {}
                 }
                 match r {
-                    Route::Pods {
+                    Some(Route::Pods {
                         resource: Some(resource),
                         target,
                         ..
-                    } if calc_level => match target {
+                    }) if calc_level => match target {
                         PodTarget::Utilization(_) => {
                             write!(f, "failed to get {resource} utilization: ")?
                         }
@@ -366,7 +364,7 @@ impl fmt::Display for MetricError<'_> {
             }
             (Some(MetricSourceType::Object), r) => {
                 f.write_str("failed to get object metric value: ")?;
-                if let (Route::Usage { per_pod: true, .. }, true, Some(o)) =
+                if let (Some(Route::Usage { per_pod: true, .. }), true, Some(o)) =
                     (r, calc_level, &spec.object)
                 {
                     write!(f, "failed to get {} object metric: ", o.metric.name)?;
@@ -376,7 +374,7 @@ impl fmt::Display for MetricError<'_> {
             (Some(MetricSourceType::External), r) => {
                 let name = spec.external.map(|e| e.metric.name).unwrap_or("");
                 write!(f, "failed to get {name} external metric value: ")?;
-                if let Route::Usage { per_pod, .. } = r {
+                if let Some(Route::Usage { per_pod, .. }) = r {
                     if calc_level || self.failure == MetricFailure::InvalidSelector {
                         if per_pod {
                             write!(f, "failed to get {name} external metric: ")?
@@ -411,11 +409,14 @@ pub fn evaluate_metric<'a>(
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
     let route = route(spec);
-    let result = if route == Route::Invalid {
-        Err(MetricFailure::InvalidSource)
-    } else if selector_invalid(spec) {
-        Err(MetricFailure::InvalidSelector)
-    } else {
+    // One exit for every failure (each inlined exit copies the failure into the outcome).
+    let calculate = || {
+        let Some(route) = route else {
+            return Err(MetricFailure::InvalidSource);
+        };
+        if selector_invalid(spec) {
+            return Err(MetricFailure::InvalidSelector);
+        }
         match (route, values) {
             (_, MetricValues::Error(msg)) => Err(CalcError::Fetch(msg)),
             (
@@ -442,17 +443,17 @@ pub fn evaluate_metric<'a>(
                 },
                 MetricValues::External(vs),
             ) => calculator::usage_metric(ctx, Err(vs), target, per_pod),
-            _ => return fail(spec, MetricFailure::WrongValues),
+            _ => return Err(MetricFailure::WrongValues),
         }
         .map_err(MetricFailure::Calc)
     };
-    let c = match result {
+    let c = match calculate() {
         Ok(c) => c,
         Err(failure) => return fail(spec, failure),
     };
     // Value targets of Object and External metrics report `current.value`, the others
     // `current.averageValue` (and utilization targets `current.averageUtilization`).
-    let value_target = matches!(route, Route::Usage { per_pod: false, .. });
+    let value_target = matches!(route, Some(Route::Usage { per_pod: false, .. }));
     MetricOutcome::Proposal(MetricProposal {
         spec,
         replicas: c.replicas,

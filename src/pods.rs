@@ -121,16 +121,26 @@ fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Grouping) -> bool {
         status,
         last_transition,
     } = ready;
-    // Still within the initialization period: `start + period` is after `now`.
-    if rules.initializing(start) {
-        // An unset transition time lies before any time: its window ended long ago.
-        status == ConditionStatus::False
-            || last_transition.is_some_and(|t| sample.timestamp.is_before_offset(t, sample.window))
-    } else {
-        status == ConditionStatus::False
-            // It never became ready: `start + delay` is after the transition.
-            && last_transition.is_none_or(|t| t.is_before_offset(start, rules.initial_readiness_delay))
+    let not_ready = status == ConditionStatus::False;
+    // Still within the initialization period (`start + period` is after `now`): unready if
+    // not ready, or if its sample's window began before the pod became ready. Afterwards:
+    // unready only if not ready and it never became ready (`start + delay` is after the
+    // transition). Both time tests are `a < b + d`: one call.
+    let initializing = rules.initializing(start);
+    if initializing == not_ready {
+        return not_ready;
     }
+    // An unset transition time lies before any time: a window after it, no readiness after
+    // the start.
+    let Some(t) = last_transition else {
+        return !initializing;
+    };
+    let (a, b, d) = if initializing {
+        (sample.timestamp, t, sample.window)
+    } else {
+        (t, start, rules.initial_readiness_delay)
+    };
+    a.is_before_offset(b, d)
 }
 
 /// Why a pod's request could not be computed (these fail the whole metric).
@@ -204,6 +214,9 @@ fn is_pod_level_resource(resource: &str) -> bool {
 ///
 /// [`RequestError`] when a counted container lacks the request, the named container does not
 /// exist, or neither pod-level nor container requests name the resource.
+// Out of line on 64-bit targets: the per-pod loop reuses the last request, and the rare
+// call keeps the loop's registers free.
+#[cfg_attr(target_pointer_width = "64", inline(never))]
 pub fn pod_request<'a>(
     pod: &Pod<'a>,
     container: Option<&'a str>,
@@ -230,7 +243,7 @@ fn pod_level_request<'a>(
         }
     }
     match aggregate_container_requests(pod.containers, resource) {
-        Some(nano) => Ok(nano_to_milli(nano)),
+        Some(milli) => Ok(milli),
         None => Err(RequestError::MissingPodLevelRequest {
             resource,
             pod: pod.name,
@@ -239,62 +252,69 @@ fn pod_level_request<'a>(
 }
 
 /// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
-/// init container plus the sidecars started before it), in exact nano-units. `None` when no
-/// container requests the resource.
+/// init container plus the sidecars started before it), in exact nano-units rounded once to
+/// milli-units. `None` when no container requests the resource.
 #[inline(never)]
-fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i128> {
-    let mut any = false;
-    // Σ of regular containers and sidecars, and whether there was one.
-    let mut total: i128 = 0;
-    let mut counted = false;
-    let mut sidecars: i128 = 0;
-    // The largest init-time footprint; i128::MIN (below or equal to any footprint) for none.
-    let mut init_peak = i128::MIN;
+fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i64> {
+    let (mut any, mut counted) = (false, false);
+    // Σ of regular containers and sidecars (`counted`: there was one), Σ of the sidecars so
+    // far, and the largest init-time footprint (i128::MIN, below any footprint, for none).
+    let (mut total, mut sidecars, mut peak) = (0_i128, 0_i128, i128::MIN);
     for c in containers {
         let Some(q) = find_request(c.requests, resource) else {
             continue;
         };
-        let v = q.nano_value();
+        let mut v = q.nano_value();
         any = true;
-        let footprint = match c.kind {
-            ContainerKind::Regular => {
-                total = saturating_add(total, v);
-                counted = true;
-                continue;
-            }
-            ContainerKind::RestartableInit => {
-                total = saturating_add(total, v);
-                counted = true;
-                sidecars = saturating_add(sidecars, v);
-                sidecars
-            }
-            ContainerKind::Init => saturating_add(v, sidecars),
-        };
-        init_peak = init_peak.max(footprint);
+        if c.kind == ContainerKind::Init {
+            add_to(&mut v, sidecars);
+            raise(&mut peak, v);
+            continue;
+        }
+        add_to(&mut total, v);
+        counted = true;
+        if c.kind == ContainerKind::RestartableInit {
+            add_to(&mut sidecars, v);
+            raise(&mut peak, sidecars);
+        }
     }
-    // Without an init-time footprint, max(total, i128::MIN) is the total.
-    any.then_some(if counted {
-        total.max(init_peak)
-    } else {
-        init_peak
-    })
+    if counted {
+        raise(&mut peak, total);
+    }
+    any.then(|| nano_to_milli(peak))
 }
 
-/// `a + b` saturating, as one call (each inlined 128-bit saturating addition is about a
-/// hundred bytes of code on a Cortex-M0).
+/// `*acc += v` saturating, as one call (each inlined 128-bit saturating addition is about a
+/// hundred bytes of code on a Cortex-M0; in place, the sum is not copied in and out).
 #[inline(never)]
-fn saturating_add(a: i128, b: i128) -> i128 {
-    a.saturating_add(b)
+fn add_to(acc: &mut i128, v: i128) {
+    *acc = acc.saturating_add(v);
+}
+
+/// `*peak = max(*peak, v)`.
+#[inline(never)]
+fn raise(peak: &mut i128, v: i128) {
+    if v > *peak {
+        *peak = v;
+    }
 }
 
 /// `MilliValue()` of an exact nano-unit amount: rounds up, negatives away from zero.
 fn nano_to_milli(nano: i128) -> i64 {
     let (q, r) = crate::arith::div_small(nano.unsigned_abs(), 1_000_000);
-    let magnitude = u64::try_from(q.saturating_add(u128::from(r != 0))).unwrap_or(u64::MAX);
-    if nano < 0 {
-        0_i64.checked_sub_unsigned(magnitude).unwrap_or(i64::MIN)
+    // The quotient is below 2^108: adding 1 cannot overflow.
+    signed(nano < 0, q.wrapping_add(u128::from(r != 0)))
+}
+
+/// `±magnitude` clamped to `i64`: one copy of the code for the results computed on
+/// magnitudes (of up to 128 bits, so that callers need not saturate them first).
+#[inline(never)]
+pub(crate) fn signed(negative: bool, magnitude: u128) -> i64 {
+    // 2^63 is i64::MIN's magnitude, and `i64::MIN as u64`.
+    if negative {
+        (magnitude.min(1 << 63) as i64).wrapping_neg()
     } else {
-        i64::try_from(magnitude).unwrap_or(i64::MAX)
+        magnitude.min(i64::MAX as u128) as i64
     }
 }
 
@@ -305,60 +325,45 @@ fn container_requests<'a>(
     container: Option<&'a str>,
     resource: &'a str,
 ) -> Result<i64, RequestError<'a>> {
-    let counted = |c: &&Container<'a>| c.kind != ContainerKind::Init;
-    if let Some(name) = container {
-        // Container names are unique in a pod, so the first match is upstream's.
-        let Some(c) = pod
-            .containers
-            .iter()
-            .filter(counted)
-            .find(|c| same(c.name, name))
-        else {
-            return Err(RequestError::ContainerNotFound {
-                container: name,
-                pod: pod.name,
-            });
-        };
-        return match find_request(c.requests, resource) {
-            Some(q) => Ok(q.milli_value()),
-            None => Err(RequestError::MissingRequest {
-                resource,
-                container: c.name,
-                pod: pod.name,
-            }),
-        };
-    }
-    // One pass in any order; only an error needs upstream's order (regular, then sidecars).
     let mut sum = crate::arith::Sum::default();
-    for c in pod.containers.iter().filter(counted) {
-        match find_request(c.requests, resource) {
-            Some(q) => sum.push(q.milli_value()),
-            None => return Err(first_missing_request(pod, resource)),
+    let mut found = false;
+    // Upstream's order, regular containers then sidecars, names the first container that
+    // lacks the request.
+    for kind in [ContainerKind::Regular, ContainerKind::RestartableInit] {
+        for c in pod.containers {
+            let counted = match container {
+                // Container names are unique in a pod, so the first counted one of that name
+                // (in list order, on the first round) is upstream's.
+                Some(name) => {
+                    !found
+                        && kind == ContainerKind::Regular
+                        && c.kind != ContainerKind::Init
+                        && same(c.name, name)
+                }
+                None => c.kind == kind,
+            };
+            if !counted {
+                continue;
+            }
+            found = true;
+            match find_request(c.requests, resource) {
+                Some(q) => sum.push(q.milli_value()),
+                None => {
+                    return Err(RequestError::MissingRequest {
+                        resource,
+                        container: c.name,
+                        pod: pod.name,
+                    })
+                }
+            }
         }
     }
-    Ok(sum.clamped())
-}
-
-/// The container upstream names when some counted container lacks the request.
-fn first_missing_request<'a>(pod: &Pod<'a>, resource: &'a str) -> RequestError<'a> {
-    let in_order = pod
-        .containers
-        .iter()
-        .filter(|c| c.kind == ContainerKind::Regular)
-        .chain(
-            pod.containers
-                .iter()
-                .filter(|c| c.kind == ContainerKind::RestartableInit),
-        );
-    let container = in_order
-        .filter(|c| find_request(c.requests, resource).is_none())
-        .map(|c| c.name)
-        .next()
-        .unwrap_or("");
-    RequestError::MissingRequest {
-        resource,
-        container,
-        pod: pod.name,
+    match container {
+        Some(name) if !found => Err(RequestError::ContainerNotFound {
+            container: name,
+            pod: pod.name,
+        }),
+        _ => Ok(crate::calculator::clamped(sum)),
     }
 }
 
