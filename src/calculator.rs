@@ -110,8 +110,9 @@ struct PodPass<'a> {
     orphan_sum: Sum,
     /// Number of orphan samples with a value.
     orphans: usize,
-    /// Σ of missing pods' requests, and of the values they are filled in with below target
-    /// (`request × max(target, 100) / 100` each), utilization only.
+    /// Σ of missing pods' requests (utilization only), and of the values they are filled in
+    /// with below target (utilization: `request × max(target, 100) / 100` each; an average:
+    /// the target each).
     missing_requests: Sum,
     missing_fill: Sum,
     /// Σ of unready pods' requests, utilization only.
@@ -157,10 +158,10 @@ fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool 
 }
 
 /// Upstream's checks before grouping (the metrics API returned something, and some pod
-/// matched the selector; `empty` is the error for an empty metrics response), then the pass
-/// over the pods (spec 10.1 a-e, 10.2): each pod's group and the sums of each group, with
-/// `requests` (utilization targets) the requests for that resource, and the orphan samples'
-/// sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
+/// matched the selector), then the pass over the pods (spec 10.1 a-e, 10.2) for the metric
+/// of `resource` (`None`: a Pods metric): each pod's group and the sums of each group, with
+/// `requests` (utilization targets) the requests for that resource, missing pods filled in
+/// with `fill` (see [`pod_metric`]), and the orphan samples' sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
 /// with their requests: those are the requests this pass reads, so their sums are kept here
 /// and the second pass is arithmetic on sums, without a second walk over the pods. Out of
 /// line on 64-bit targets, where the code after the pass otherwise made the loop spill
@@ -171,9 +172,9 @@ fn pod_pass<'a>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
     container: Option<&'a str>,
-    requests: Option<(&'a str, i64)>,
-    cpu: bool,
-    empty: CalcError<'a>,
+    resource: Option<&'a str>,
+    requests: Option<&'a str>,
+    fill: i64,
     pass: &mut PodPass<'a>,
 ) -> Result<(), CalcError<'a>> {
     let pods = ctx.obs.pods;
@@ -191,12 +192,15 @@ fn pod_pass<'a>(
         .next()
         .is_some();
     if !any {
-        return Err(empty);
+        return Err(match resource {
+            Some(_) => CalcError::NoResourceMetrics,
+            None => CalcError::NoCustomMetrics,
+        });
     }
     if pods.is_empty() {
         return Err(CalcError::NoPods);
     }
-    let readiness = Grouping::new(&ctx.readiness(cpu));
+    let readiness = Grouping::new(&ctx.readiness(resource == Some("cpu")));
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
     // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
@@ -212,7 +216,7 @@ fn pod_pass<'a>(
         // Every listed pod's request counts (an error fails the metric).
         let request = match requests {
             None => 0,
-            Some((resource, _)) => match cached {
+            Some(resource) => match cached {
                 Some((containers, pod_level, milli))
                     if same_containers(containers, pod.containers, container.is_some())
                         && same_pod_level(pod_level, pod.requests) =>
@@ -253,10 +257,14 @@ fn pod_pass<'a>(
             }
             PodGroup::Missing => {
                 missing = missing.wrapping_add(1);
-                if let Some((_, fallback)) = requests {
-                    pass.missing_requests.push(request);
-                    pass.missing_fill.push(percent_of(request, fallback));
-                }
+                let value = match requests {
+                    Some(_) => {
+                        pass.missing_requests.push(request);
+                        percent_of(request, fill)
+                    }
+                    None => fill,
+                };
+                pass.missing_fill.push(value);
             }
             PodGroup::Ignored => {}
         }
@@ -314,16 +322,14 @@ pub(crate) fn pod_metric<'a>(
     // Filled in place (a returned pass would be copied out of a `Result`); zeroed first,
     // which is smaller on a Cortex-M0.
     let mut pass = PodPass::default();
-    let (requests, empty) = match (target, resource) {
-        (PodTarget::Utilization(percent), Some(r)) => (
-            Some((r, i64::from(percent.max(100)))),
-            CalcError::NoResourceMetrics,
-        ),
-        (_, Some(_)) => (None, CalcError::NoResourceMetrics),
-        (_, None) => (None, CalcError::NoCustomMetrics),
+    // A missing pod is filled in below target with `fill`: utilization, its request ×
+    // max(target, 100 %); an average, the target itself.
+    let (requests, fill) = match (target, resource) {
+        (PodTarget::Utilization(percent), Some(r)) => (Some(r), i64::from(percent.max(100))),
+        (PodTarget::Utilization(_), None) => (None, 0),
+        (PodTarget::Average(milli), _) => (None, milli),
     };
-    let cpu = resource == Some("cpu");
-    pod_pass(ctx, samples, container, requests, cpu, empty, &mut pass)?;
+    pod_pass(ctx, samples, container, resource, requests, fill, &mut pass)?;
     let entries = pass.ready.wrapping_add(pass.orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
@@ -348,7 +354,11 @@ pub(crate) fn pod_metric<'a>(
     // Without missing pods, and unless unready pods are to be counted on a scale-up, the
     // first pass decides (spec 10.1 f): the current count inside the tolerance band, else
     // `ceil(ratio × ready pods)`.
-    let (below, above) = (ratio.below_one(), ratio.above_one());
+    let side = ratio.cmp_one();
+    let (below, above) = (
+        side == Some(Ordering::Less),
+        side == Some(Ordering::Greater),
+    );
     let scale_up_with_unready = pass.unready > 0 && above;
     let second = scale_up_with_unready || pass.missing != 0;
     let (new_ratio, n) = if second {
@@ -359,10 +369,7 @@ pub(crate) fn pod_metric<'a>(
             entries = entries.wrapping_add(pass.missing);
             requests.add_sum(pass.missing_requests);
             if below {
-                match target {
-                    PodTarget::Utilization(_) => values.add_sum(pass.missing_fill),
-                    PodTarget::Average(milli) => values.add_product(milli, count(pass.missing)),
-                }
+                values.add_sum(pass.missing_fill);
             }
         }
         if scale_up_with_unready {
