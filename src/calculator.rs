@@ -9,7 +9,7 @@ use core::cmp::Ordering;
 use crate::arith::{self, Ratio, Sum, Tolerances};
 use crate::input::{ConditionStatus, Container, Observation, PodPhase, PodSamples};
 use crate::input::{ResourceRequest, Sample};
-use crate::pods::{group, pod_request, Grouping, PodGroup, Readiness, RequestError};
+use crate::pods::{group, plainly_ready, pod_request, Grouping, PodGroup, Readiness, RequestError};
 use crate::settings::Settings;
 
 /// Why a calculator could not propose a replica count.
@@ -94,6 +94,8 @@ fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
     }
 }
 
+pub(crate) const WIDE: bool = cfg!(target_pointer_width = "64");
+
 /// Counts and sums of the pass over the pods.
 #[derive(Clone, Copy, Default)]
 struct PodPass<'a> {
@@ -168,7 +170,7 @@ fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool 
 /// registers (about 5 % slower at 1,000 pods); inlined elsewhere, where that is smaller.
 #[cfg_attr(target_pointer_width = "64", inline(never))]
 #[cfg_attr(not(target_pointer_width = "64"), inline(always))]
-fn pod_pass<'a>(
+fn pod_pass<'a, const WIDE: bool>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
     container: Option<&'a str>,
@@ -212,7 +214,39 @@ fn pod_pass<'a>(
     // pod-level request slices (pods of one template, as callers that build their pods from
     // one spec pass them). Same slices, same data: the result is exact.
     let mut cached: Option<CachedRequest<'a>> = None;
-    for (pod, slot) in pods.iter().zip(samples.per_pod.iter()) {
+    // `WIDE`: Σ of ready pods' values and requests (fewer than 2^63 terms below 2^63 in
+    // magnitude: they cannot overflow).
+    let mut wide: WideSums = (0, 0);
+    let slots = samples.per_pod;
+    let mut pairs = pods.iter().zip(slots.iter());
+    // `WIDE`: the pods taken from `pairs` so far.
+    let mut taken = 0_usize;
+    loop {
+        if WIDE && container.is_none() {
+            // Runs of plainly ready pods of the cached request's template (or without
+            // requests), in a loop without calls. Without a cached request, counted
+            // requests leave the run at once.
+            let key = match requests {
+                Some(_) => cached.map(Some),
+                None => Some(None),
+            };
+            if let Some(key) = key {
+                let rest = (
+                    pods.get(taken..).unwrap_or_default(),
+                    slots.get(taken..).unwrap_or_default(),
+                );
+                let n = ready_run(rest, key, &readiness, &mut wide);
+                if let Some(last) = n.checked_sub(1) {
+                    pairs.nth(last);
+                    ready = ready.wrapping_add(n);
+                    taken = taken.wrapping_add(n);
+                }
+            }
+            taken = taken.wrapping_add(1);
+        }
+        let Some((pod, slot)) = pairs.next() else {
+            break;
+        };
         // Every listed pod's request counts (an error fails the metric).
         let request = match requests {
             None => 0,
@@ -248,8 +282,13 @@ fn pod_pass<'a>(
         match group(pod, sample, &readiness) {
             PodGroup::Ready => {
                 ready = ready.wrapping_add(1);
-                add(&mut value_sum, value);
-                add(&mut request_sum, request);
+                if WIDE {
+                    wide.0 = wide.0.wrapping_add(i128::from(value));
+                    wide.1 = wide.1.wrapping_add(i128::from(request));
+                } else {
+                    add(&mut value_sum, value);
+                    add(&mut request_sum, request);
+                }
             }
             PodGroup::Unready => {
                 unready = unready.wrapping_add(1);
@@ -269,6 +308,10 @@ fn pod_pass<'a>(
             PodGroup::Ignored => {}
         }
     }
+    if WIDE {
+        value_sum = sum_of(wide.0);
+        request_sum = sum_of(wide.1);
+    }
     let mut orphans = 0_usize;
     for v in samples
         .orphans
@@ -285,6 +328,93 @@ fn pod_pass<'a>(
     pass.value_sum = value_sum;
     pass.request_sum = request_sum;
     Ok(())
+}
+
+/// The sums of ready pods' values and requests on `WIDE` forms.
+type WideSums = (i128, i128);
+
+/// The leading run of `(pods, samples)` that [`pod_pass`] would count as ready with the
+/// pod's own sample value (no named container) and, with `cached`, the cached request
+/// (without, requests are not counted): counted into the `wide` sums.
+/// Returns its length. No calls in the loop on the usual path (the same template):
+/// its state stays in registers.
+#[inline(never)]
+fn ready_run<'a>(
+    rest: (&[crate::input::Pod<'a>], &[Option<Sample<'a>>]),
+    cached: Option<CachedRequest<'a>>,
+    readiness: &Grouping,
+    wide: &mut WideSums,
+) -> usize {
+    // One loop for each rule, with its checks inside only.
+    let (n, values) = match readiness.settled_by() {
+        None => return 0,
+        Some(None) => run_values(rest, cached, None),
+        Some(Some(cutoff)) => run_values(rest, cached, Some(cutoff)),
+    };
+    // Each of the run's requests is the cached one: n × request, exact in 128 bits.
+    let request = cached.map_or(0, |(_, _, milli)| milli);
+    let requests = i128::try_from(n)
+        .unwrap_or(0)
+        .wrapping_mul(i128::from(request));
+    *wide = (wide.0.wrapping_add(values), wide.1.wrapping_add(requests));
+    n
+}
+
+/// The length of [`ready_run`]'s run and the sum of its values.
+#[inline(always)]
+fn run_values<'a>(
+    (pods, slots): (&[crate::input::Pod<'a>], &[Option<Sample<'a>>]),
+    cached: Option<CachedRequest<'a>>,
+    settled_by: Option<i64>,
+) -> (usize, i128) {
+    let mut values = 0_i128;
+    let mut n = 0_usize;
+    for (pod, slot) in pods.iter().zip(slots.iter()) {
+        let Some(sample) = slot else {
+            break;
+        };
+        if !plainly_ready(pod, settled_by) {
+            break;
+        }
+        if let Some((containers, pod_level, _)) = cached {
+            if !(same_containers(containers, pod.containers, false)
+                && same_pod_level(pod_level, pod.requests))
+            {
+                break;
+            }
+        }
+        values = values.wrapping_add(i128::from(sample.milli));
+        n = n.wrapping_add(1);
+    }
+    (n, values)
+}
+
+/// The [`Sum`] of an exact 128-bit total `x`: one push for the usual total inside the
+/// `i64` range, else [`sum_of_wide`].
+#[inline(always)]
+fn sum_of(x: i128) -> Sum {
+    let mut sum = Sum::default();
+    match i64::try_from(x) {
+        Ok(v) => sum.add(v),
+        Err(_) => sum_of_wide(&mut sum, x),
+    }
+    sum
+}
+
+/// `sum += x`, pushed in `i64` steps (a total of `n` terms takes at most `n` steps).
+#[cold]
+#[inline(never)]
+fn sum_of_wide(sum: &mut Sum, x: i128) {
+    let mut rest = x;
+    while rest != 0 {
+        let step = match i64::try_from(rest) {
+            Ok(v) => v,
+            Err(_) if rest < 0 => i64::MIN,
+            Err(_) => i64::MAX,
+        };
+        sum.push(step);
+        rest = rest.wrapping_sub(i128::from(step));
+    }
 }
 
 /// `sum += v`: inlined on 64-bit targets, where the per-pod loop keeps the sums in
@@ -312,7 +442,7 @@ pub(crate) enum PodTarget {
 /// `calcPlainMetricReplicas` (Resource/ContainerResource average-value targets and Pods
 /// metrics, spec 10.2). `resource` is `None` for Pods metrics.
 #[inline(never)]
-pub(crate) fn pod_metric<'a>(
+pub(crate) fn pod_metric<'a, const WIDE: bool>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
     resource: Option<&'a str>,
@@ -329,7 +459,7 @@ pub(crate) fn pod_metric<'a>(
         (PodTarget::Utilization(_), None) => (None, 0),
         (PodTarget::Average(milli), _) => (None, milli),
     };
-    pod_pass(ctx, samples, container, resource, requests, fill, &mut pass)?;
+    pod_pass::<WIDE>(ctx, samples, container, resource, requests, fill, &mut pass)?;
     let entries = pass.ready.wrapping_add(pass.orphans);
     if entries == 0 {
         return Err(CalcError::NoReadyPodMetrics);
@@ -442,13 +572,20 @@ pub(crate) fn clamped(sum: Sum) -> i64 {
 /// `100q + floor(100m / |requests|)`.
 fn percent_ratio(values: i64, requests: i64) -> i32 {
     let (v, r) = (values.unsigned_abs(), requests.unsigned_abs());
-    let (q, m) = (v.checked_div(r).unwrap_or(0), v.checked_rem(r).unwrap_or(0));
-    // From 2^32 up, q × 100 is far beyond the i32 range: no need to compute it.
-    let magnitude = if q >> 32 == 0 {
-        q.wrapping_mul(100)
-            .wrapping_add(arith::mul_div_below(m, 100, r))
+    // On 64-bit targets, below 2^57 `|values| × 100` fits 64 bits and one division gives the
+    // same `floor(100 |values| / |requests|)` (the bit loop costs about a hundred
+    // instructions there).
+    let magnitude = if cfg!(target_pointer_width = "64") && v >> 57 == 0 {
+        v.wrapping_mul(100).checked_div(r).unwrap_or(0)
     } else {
-        u64::MAX
+        let (q, m) = (v.checked_div(r).unwrap_or(0), v.checked_rem(r).unwrap_or(0));
+        // From 2^32 up, q × 100 is far beyond the i32 range: no need to compute it.
+        if q >> 32 == 0 {
+            q.wrapping_mul(100)
+                .wrapping_add(arith::mul_div_below(m, 100, r))
+        } else {
+            u64::MAX
+        }
     };
     let percent = crate::pods::signed((values < 0) != (requests < 0), u128::from(magnitude));
     i32::try_from(percent).unwrap_or(if percent < 0 { i32::MIN } else { i32::MAX })
@@ -589,6 +726,134 @@ pub(crate) fn usage_metric<'a>(
 mod tests {
     extern crate std;
     use super::*;
+
+    /// The pod pass's two forms (128-bit sums and runs of ready pods on 64-bit targets,
+    /// [`Sum`]s elsewhere) agree, over pods of one template and of several, with unready,
+    /// missing, deleted and initializing pods, orphans, extreme values and request errors.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+    fn both_pass_forms_agree() {
+        use crate::input::{ConditionStatus, ContainerKind, Pod, ReadyCondition};
+        use crate::quantity::Quantity;
+        use crate::time::{Duration, Instant};
+        let reqs_a = [ResourceRequest {
+            resource: "cpu",
+            quantity: Quantity::from_milli(500),
+        }];
+        let reqs_b = [ResourceRequest {
+            resource: "cpu",
+            quantity: Quantity::from_milli(i64::MAX / 3),
+        }];
+        let reqs_c = [ResourceRequest {
+            resource: "memory",
+            quantity: Quantity::from_milli(7),
+        }];
+        let container = |requests| Container {
+            name: "app",
+            kind: ContainerKind::Regular,
+            requests,
+        };
+        let (ca, ca2, cb, cc) = (
+            [container(&reqs_a)],
+            [container(&reqs_a)],
+            [container(&reqs_b)],
+            [container(&reqs_c)],
+        );
+        let templates: [&[Container<'_>]; 4] = [&ca, &ca2, &cb, &cc];
+        let mut rng = arith::test_rng(0x9E37_79B9_7F4A_7C15);
+        let settings = Settings::DEFAULT;
+        let tolerances = Tolerances {
+            down: crate::tolerance::Tolerance::DEFAULT,
+            up: crate::tolerance::Tolerance::DEFAULT,
+        };
+        let values = [0, 1, 330, 499, 12_345, i64::MAX, i64::MIN, -5, i64::MAX / 2];
+        for round in 0..3000 {
+            let n = (rng() % 12) as usize;
+            let mut pods = std::vec::Vec::new();
+            let mut slots = std::vec::Vec::new();
+            for _ in 0..n {
+                let r = rng();
+                let odd = round % 3 == 0 && r.is_multiple_of(5);
+                pods.push(Pod {
+                    name: "p",
+                    phase: match (odd, r >> 8 & 3) {
+                        (true, 0) => PodPhase::Pending,
+                        (true, 1) => PodPhase::Failed,
+                        _ => PodPhase::Running,
+                    },
+                    ready: Some(ReadyCondition {
+                        status: if odd && r >> 10 & 1 == 0 {
+                            ConditionStatus::False
+                        } else {
+                            ConditionStatus::True
+                        },
+                        last_transition: Some(Instant(-3_600_000)),
+                    }),
+                    start_time: Some(Instant(if odd && r >> 11 & 1 == 0 {
+                        -1_000
+                    } else {
+                        -3_700_000
+                    })),
+                    deleted: odd && r >> 12 & 1 == 0,
+                    containers: templates[if round % 2 == 0 {
+                        0
+                    } else {
+                        (r >> 16) as usize % 4
+                    }],
+                    requests: None,
+                });
+                let big = round % 5 == 0;
+                slots.push((!(odd && r >> 13 & 1 == 0)).then(|| Sample {
+                    milli: if big {
+                        values[(r >> 20) as usize % values.len()]
+                    } else {
+                        (r >> 20) as i64 % 1000
+                    },
+                    timestamp: Instant(0),
+                    window: Duration::from_secs(60),
+                    containers: &[],
+                }));
+            }
+            let orphans = [Sample {
+                milli: 42,
+                timestamp: Instant(0),
+                window: Duration::from_secs(60),
+                containers: &[],
+            }];
+            let samples = PodSamples {
+                per_pod: &slots,
+                orphans: if round % 7 == 0 { &orphans } else { &[] },
+            };
+            let obs = Observation {
+                now: Instant(0),
+                replicas: n as i32,
+                status_replicas: n as i32,
+                pods: &pods,
+                metrics: &[],
+            };
+            let ctx = CalcContext {
+                obs: &obs,
+                settings: &settings,
+                tolerances,
+                current: n as i32,
+            };
+            let resource = match round % 4 {
+                0 => None,
+                1 => Some("memory"),
+                _ => Some("cpu"),
+            };
+            let target = if round % 3 == 1 {
+                PodTarget::Average(300)
+            } else {
+                PodTarget::Utilization(60)
+            };
+            assert_eq!(
+                pod_metric::<true>(&ctx, &samples, resource, None, target),
+                pod_metric::<false>(&ctx, &samples, resource, None, target),
+                "round {round}"
+            );
+        }
+    }
 
     /// The 64-bit helpers against the 128-bit expressions they replace.
     #[test]

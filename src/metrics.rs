@@ -426,7 +426,9 @@ pub fn evaluate_metric<'a>(
                     target,
                 },
                 MetricValues::Pods(s),
-            ) => calculator::pod_metric(ctx, s, resource, container, target),
+            ) => {
+                calculator::pod_metric::<{ calculator::WIDE }>(ctx, s, resource, container, target)
+            }
             (
                 Route::Usage {
                     external: false,

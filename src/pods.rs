@@ -69,6 +69,17 @@ impl Grouping {
         }
     }
 
+    /// The cutoff of [`plainly_ready`]: `Some(None)` without the cpu rule, `Some(Some(t))`
+    /// with it (a pod started at or before `t` is no longer initializing), `None` when
+    /// every pod is still initializing.
+    pub(crate) fn settled_by(&self) -> Option<Option<i64>> {
+        match (self.cpu, self.all_initializing) {
+            (false, _) => Some(None),
+            (true, false) => Some(Some(self.init_cutoff)),
+            (true, true) => None,
+        }
+    }
+
     /// The pod started less than the initialization period before now.
     #[inline(always)]
     fn initializing(&self, start: Instant) -> bool {
@@ -108,6 +119,28 @@ pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping
         }
     }
     PodGroup::Ready
+}
+
+/// A pod that [`group`] puts in [`PodGroup::Ready`] by its first checks when it has a
+/// sample: not deleted, neither Pending nor Failed and, with `settled_by` (the cpu rule,
+/// from [`Grouping::settled_by`]), Ready and started at or before it (`false` leaves the
+/// decision to [`group`]).
+#[inline(always)]
+pub(crate) fn plainly_ready(pod: &Pod<'_>, settled_by: Option<i64>) -> bool {
+    let settled = |cutoff: i64| match (pod.ready, pod.start_time) {
+        (
+            Some(ReadyCondition {
+                status: ConditionStatus::True,
+                ..
+            }),
+            Some(start),
+        ) => start.0 <= cutoff,
+        _ => false,
+    };
+    !pod.deleted
+        && pod.phase != PodPhase::Failed
+        && pod.phase != PodPhase::Pending
+        && settled_by.is_none_or(settled)
 }
 
 /// The cpu readiness rule: unready while initializing unless a full window was collected
