@@ -150,23 +150,26 @@ fn unzigzag32(code: u32) -> i32 {
     (code.wrapping_shr(1) ^ (code & 1).wrapping_neg()).cast_signed()
 }
 
+/// The bytes `v` takes as a varint of at least `min` bytes, as [`put_varint_min`] writes it.
+#[cfg(test)]
+fn written_len(v: u64, min: u8) -> usize {
+    let mut bytes = [0; MAX_ENTRY_BYTES];
+    let mut out = bytes.iter_mut();
+    assert!(put_varint_min(&mut out, v, min));
+    MAX_ENTRY_BYTES.saturating_sub(out.len())
+}
+
 /// The bytes `v` takes as a varint, as written.
 #[cfg(test)]
 fn varint_len(v: u64) -> usize {
-    let mut bytes = [0; MAX_ENTRY_BYTES];
-    let mut out = bytes.iter_mut();
-    put_varint(&mut out, v);
-    MAX_ENTRY_BYTES.saturating_sub(out.len())
+    written_len(v, 1)
 }
 
 /// The bytes a gap code takes as written: its varint, but at least two bytes, so that the
 /// usual gaps all have the same length (see the module docs).
 #[cfg(test)]
 fn gap_len(code: u64) -> usize {
-    let mut bytes = [0; MAX_ENTRY_BYTES];
-    let mut out = bytes.iter_mut();
-    put_gap(&mut out, code);
-    MAX_ENTRY_BYTES.saturating_sub(out.len())
+    written_len(code, 2)
 }
 
 /// Writes a gap code as a varint of at least two bytes: a one-byte code gets a zero second
