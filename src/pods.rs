@@ -102,17 +102,11 @@ pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping
     if rules.cpu {
         // The common pod: Ready, started before the initialization period. Inline on 64-bit
         // targets only: elsewhere the call below decides the same at a smaller code size.
-        if let (
-            Some(ReadyCondition {
-                status: ConditionStatus::True,
-                ..
-            }),
-            Some(start),
-        ) = (pod.ready, pod.start_time)
+        if cfg!(target_pointer_width = "64")
+            && !rules.all_initializing
+            && ready_since(pod, rules.init_cutoff)
         {
-            if cfg!(target_pointer_width = "64") && !rules.initializing(start) {
-                return PodGroup::Ready;
-            }
+            return PodGroup::Ready;
         }
         if cpu_unready(pod, sample, rules) {
             return PodGroup::Unready;
@@ -127,20 +121,23 @@ pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping
 /// decision to [`group`]).
 #[inline(always)]
 pub(crate) fn plainly_ready(pod: &Pod<'_>, settled_by: Option<i64>) -> bool {
-    let settled = |cutoff: i64| match (pod.ready, pod.start_time) {
-        (
-            Some(ReadyCondition {
-                status: ConditionStatus::True,
-                ..
-            }),
-            Some(start),
-        ) => start.0 <= cutoff,
-        _ => false,
-    };
     !pod.deleted
         && pod.phase != PodPhase::Failed
         && pod.phase != PodPhase::Pending
-        && settled_by.is_none_or(settled)
+        && settled_by.is_none_or(|cutoff| ready_since(pod, cutoff))
+}
+
+/// Ready, and started at or before `cutoff`: past the initialization period when `cutoff`
+/// is the [`Grouping`]'s, which the cpu rule counts as ready without looking further.
+#[inline(always)]
+fn ready_since(pod: &Pod<'_>, cutoff: i64) -> bool {
+    matches!(
+        pod.ready,
+        Some(ReadyCondition {
+            status: ConditionStatus::True,
+            ..
+        })
+    ) && pod.start_time.is_some_and(|start| start.0 <= cutoff)
 }
 
 /// The cpu readiness rule: unready while initializing unless a full window was collected
