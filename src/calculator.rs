@@ -309,8 +309,8 @@ fn pod_pass<'a, const WIDE: bool>(
         }
     }
     if WIDE {
-        value_sum = sum_of(wide.0);
-        request_sum = sum_of(wide.1);
+        value_sum = Sum::from_i128(wide.0);
+        request_sum = Sum::from_i128(wide.1);
     }
     let mut orphans = 0_usize;
     for v in samples
@@ -387,34 +387,6 @@ fn run_values<'a>(
         n = n.wrapping_add(1);
     }
     (n, values)
-}
-
-/// The [`Sum`] of an exact 128-bit total `x`: one push for the usual total inside the
-/// `i64` range, else [`sum_of_wide`].
-#[inline(always)]
-fn sum_of(x: i128) -> Sum {
-    let mut sum = Sum::default();
-    match i64::try_from(x) {
-        Ok(v) => sum.add(v),
-        Err(_) => sum_of_wide(&mut sum, x),
-    }
-    sum
-}
-
-/// `sum += x`, pushed in `i64` steps (a total of `n` terms takes at most `n` steps).
-#[cold]
-#[inline(never)]
-fn sum_of_wide(sum: &mut Sum, x: i128) {
-    let mut rest = x;
-    while rest != 0 {
-        let step = match i64::try_from(rest) {
-            Ok(v) => v,
-            Err(_) if rest < 0 => i64::MIN,
-            Err(_) => i64::MAX,
-        };
-        sum.push(step);
-        rest = rest.wrapping_sub(i128::from(step));
-    }
 }
 
 /// `sum += v`: inlined on 64-bit targets, where the per-pod loop keeps the sums in

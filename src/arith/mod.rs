@@ -324,6 +324,16 @@ impl Sum {
         self.hi = self.hi.wrapping_add(other.hi);
     }
 
+    /// The sum whose exact total is `x`: `lo` is `x`'s low word read as an `i64`, `hi` the
+    /// wraps that leaves (`x - lo` is a multiple of 2^64).
+    pub(crate) fn from_i128(x: i128) -> Sum {
+        let lo = x as i64;
+        Sum {
+            lo,
+            hi: (x.wrapping_sub(i128::from(lo)) >> 64) as i64,
+        }
+    }
+
     /// The exact total clamped to `i64`, as upstream stores it.
     pub(crate) fn clamped(self) -> i64 {
         match self.hi {
@@ -695,6 +705,12 @@ mod tests {
                 reference += i128::from(x);
             }
             assert_eq!(sum.clamped(), clamp_i64(reference));
+            assert_eq!(Sum::from_i128(reference).clamped(), clamp_i64(reference));
+            let (mut from, mut added) = (Sum::from_i128(reference), Sum::default());
+            from.add(x);
+            added.add_sum(sum);
+            added.add(x);
+            assert_eq!(from.clamped(), added.clamped());
             let mut twice = sum;
             twice.add_sum(sum);
             assert_eq!(twice.clamped(), clamp_i64(2 * reference));
