@@ -6,6 +6,8 @@
 //! integer rationals. Conversions to integers saturate (NaN gives 0), as upstream PR #141397.
 
 pub mod binary64;
+#[cfg(feature = "exact")]
+mod exact;
 pub(crate) mod wide;
 
 use core::cmp::Ordering;
@@ -70,16 +72,6 @@ pub(crate) fn per_pod_ratio(mode: Arithmetic, value: i64, target: i64, replicas:
     Ratio::Float(F64::from_i64(value).div(den))
 }
 
-/// Normalizes an exact fraction to a positive denominator; `None` for a zero denominator.
-#[cfg(feature = "exact")]
-fn exact_parts(num: i128, den: i128) -> Option<(i128, u128)> {
-    match den.cmp(&0) {
-        Ordering::Equal => None,
-        Ordering::Greater => Some((num, den.unsigned_abs())),
-        Ordering::Less => Some((num.saturating_neg(), den.unsigned_abs())),
-    }
-}
-
 impl Ratio {
     /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: inlined
     /// into its callers it costs more code than the call (on a Cortex-M0).
@@ -88,7 +80,7 @@ impl Ratio {
         match self {
             Ratio::Float(f) => f.partial_cmp_value(F64::ONE),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den, scale } => exact_cmp_one(num, den, scale),
+            Ratio::Exact { num, den, scale } => exact_cmp(num, den, scale, false, (0, 0)),
         }
     }
 
@@ -102,7 +94,12 @@ impl Ratio {
                 r.between(low, high)
             }
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den, scale } => exact_within(num, den, scale, tol),
+            Ratio::Exact { num, den, scale } => {
+                let low = exact_cmp(num, den, scale, true, tol.down.decimal());
+                let high = exact_cmp(num, den, scale, false, tol.up.decimal());
+                low.is_some_and(|o| o != Ordering::Less)
+                    && high.is_some_and(|o| o != Ordering::Greater)
+            }
         }
     }
 
@@ -111,98 +108,51 @@ impl Ratio {
         match self {
             Ratio::Float(r) => r.mul(F64::from_i64(count)).to_i32_rounded(true),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den, scale } => exact_ceil_times(num, den, scale, count),
+            Ratio::Exact { num, den, scale } => {
+                let high = i64::from(i32::MAX);
+                exact_ceil(num, count, den, i64::from(scale), high) as i32
+            }
         }
     }
 }
 
-// The exact arms of `Ratio`'s methods, out of line: inlined, their 128-bit temporaries
-// widened the frames of the float path, which runs inside the deepest calls of an
-// evaluation.
+// Exact mode: every expression reduces to one of two calls, out of line (inlined, their
+// wide temporaries would widen the frames of the float path, which runs inside the deepest
+// calls of an evaluation).
 
-/// An exact ratio's denominator `den × scale`.
-#[cfg(feature = "exact")]
-fn wide_den(den: i64, scale: i32) -> i128 {
-    mul_i64(den, i64::from(scale))
-}
-
-/// `a × b`, exact: one 64 × 64-bit multiplication of the magnitudes (a 128-bit
-/// multiplication, checked or not, is expanded into far more code on 32-bit targets).
-#[cfg(feature = "exact")]
-fn mul_i64(a: i64, b: i64) -> i128 {
-    let (hi, lo) = mul_wide(a.unsigned_abs(), b.unsigned_abs());
-    // Below 2^126: the magnitude fits an i128.
-    let magnitude = (u128::from(hi) << 64 | u128::from(lo)) as i128;
-    if (a < 0) != (b < 0) {
-        magnitude.wrapping_neg()
-    } else {
-        magnitude
-    }
-}
-
-/// `ceil(n / d)`, exact, from the 64-bit magnitudes; `None` for `d == 0`.
-#[cfg(feature = "exact")]
-fn ceil_quotient(n: i64, d: i64) -> Option<i128> {
-    let (nm, dm) = (n.unsigned_abs(), d.unsigned_abs());
-    let q = i128::from(nm.checked_div(dm)?);
-    Some(if (n < 0) != (d < 0) {
-        // A negative quotient: its ceiling truncates toward zero.
-        q.wrapping_neg()
-    } else {
-        q.wrapping_add(i128::from(nm.checked_rem(dm).unwrap_or(0) != 0))
-    })
-}
-
-/// [`Ratio::cmp_one`] of an exact ratio.
+/// `num / (den × scale)` compared with `1 + t`, or `1 - t` when `minus`, for the decimal
+/// tolerance `t = m × 10^e` ([`exact::cmp_ratio`]).
 #[cfg(feature = "exact")]
 #[inline(never)]
-fn exact_cmp_one(num: i64, den: i64, scale: i32) -> Option<Ordering> {
-    let (num, den) = (i128::from(num), wide_den(den, scale));
-    match exact_parts(num, den) {
-        Some((n, d)) => Some(wide::cmp_ratio_to_one_plus_decimal(n, d, false, 0, 0)),
-        // ±Inf compares like its sign; 0/0 is NaN.
-        None => match num.cmp(&0) {
-            Ordering::Equal => None,
-            other => Some(other),
-        },
-    }
+fn exact_cmp(num: i64, den: i64, scale: i32, minus: bool, (m, e): (u64, i32)) -> Option<Ordering> {
+    let num = exact::Signed::product(num, 1);
+    exact::cmp_ratio(
+        num,
+        exact::Signed::product(den, i64::from(scale)),
+        minus,
+        m,
+        e,
+    )
 }
 
-/// [`Ratio::within`] of an exact ratio.
+/// `ceil(a × b / (c × d))`, saturated to `[-high - 1, high]` for `high` = `i32::MAX` or
+/// `i64::MAX` ([`exact::ceil_quotient`]).
 #[cfg(feature = "exact")]
 #[inline(never)]
-fn exact_within(num: i64, den: i64, scale: i32, tol: &Tolerances) -> bool {
-    match exact_parts(i128::from(num), wide_den(den, scale)) {
-        None => false,
-        Some((n, d)) => {
-            let (dm, de) = tol.down.decimal();
-            let (um, ue) = tol.up.decimal();
-            wide::cmp_ratio_to_one_plus_decimal(n, d, true, dm, de) != Ordering::Less
-                && wide::cmp_ratio_to_one_plus_decimal(n, d, false, um, ue) != Ordering::Greater
-        }
-    }
-}
-
-/// [`Ratio::ceil_times`] of an exact ratio.
-#[cfg(feature = "exact")]
-#[inline(never)]
-fn exact_ceil_times(num: i64, den: i64, scale: i32, count: i64) -> i32 {
-    // ceil(num × count / den): the sign normalisation of the fraction moves to the product.
-    let product = mul_i64(num, count);
-    match exact_parts(product, wide_den(den, scale)) {
-        Some((n, d)) => clamp_i32(ceil_div(n, d)),
-        None => infinite_to_i32(product),
-    }
+fn exact_ceil(a: i64, b: i64, c: i64, d: i64, high: i64) -> i64 {
+    exact::ceil_quotient(
+        exact::Signed::product(a, b),
+        exact::Signed::product(c, d),
+        high,
+    )
 }
 
 /// `int32(ceil(float64(value) / float64(target)))`, saturating.
 pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match ceil_quotient(value, target) {
-            Some(q) => clamp_i32(q),
-            None => infinite_to_i32(i128::from(value)),
-        };
+        // Within the i32 range.
+        return exact_ceil(value, 1, target, 1, i64::from(i32::MAX)) as i32;
     }
     let _ = mode;
     F64::from_i64(value)
@@ -214,14 +164,7 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return match ceil_quotient(value, divisor) {
-            Some(q) => clamp_i64(q),
-            None => match value.cmp(&0) {
-                Ordering::Greater => i64::MAX,
-                Ordering::Less => i64::MIN,
-                Ordering::Equal => 0,
-            },
-        };
+        return exact_ceil(value, 1, divisor, 1, i64::MAX);
     }
     let _ = mode;
     F64::from_i64(value)
@@ -244,7 +187,9 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
 pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        // start × (100 ± value) is exact in 64 bits (two factors below 2^32).
+        // start × (100 ± value) is exact in 64 bits (two factors below 2^32). The scale-up
+        // proposal is its ceiling over 100; the scale-down one truncates toward zero, which
+        // for a non-negative numerator is the floor, `ceil((n - 99) / 100)`.
         let value = i64::from(value);
         let factor = if up {
             100_i64.wrapping_add(value)
@@ -252,15 +197,12 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
             100_i64.wrapping_sub(value)
         };
         let num = i64::from(start).wrapping_mul(factor);
-        // Rust's integer division truncates toward zero, as the float conversion does; the
-        // scale-up proposal takes the ceiling (a positive remainder rounds up).
-        let q = num / 100;
-        let q = if up && num % 100 > 0 {
-            q.wrapping_add(1)
+        let num = if !up && num > 0 {
+            num.wrapping_sub(99)
         } else {
-            q
+            num
         };
-        return clamp_i32(i128::from(q));
+        return exact_ceil(num, 1, 100, 1, i64::from(i32::MAX)) as i32;
     }
     let _ = mode;
     let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
@@ -476,86 +418,15 @@ fn from_limbs([l0, l1, l2, l3]: [u32; 4]) -> u128 {
     u128::from(l0) | u128::from(l1) << 32 | u128::from(l2) << 64 | u128::from(l3) << 96
 }
 
-/// `(n / d, n % d)` for `d != 0`; `(0, n)` when `d == 0`.
-///
-/// 64-bit targets use the native division. Elsewhere a 128-bit `/` or `%` is expanded inline
-/// by the compiler at every use (about 1 KB of code each on a Cortex-M0, which has no
-/// `__udivti3`), so exact mode sends every 128-bit division here: operands that fit 64 bits
-/// use the 64-bit routine, others a compact shift-and-subtract loop ([`div_rem_u128_loop`]).
-/// The kubernetes mode divides by 32-bit constants only ([`div_small`]).
-#[cfg(any(test, feature = "exact"))]
-#[inline(never)]
-pub(crate) fn div_rem_u128(n: u128, d: u128) -> (u128, u128) {
-    if d == 0 {
-        return (0, n);
-    }
-    if cfg!(target_pointer_width = "64") {
-        return (n.checked_div(d).unwrap_or(0), n.checked_rem(d).unwrap_or(n));
-    }
-    if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
-        let (q, r) = (n.checked_div(d).unwrap_or(0), n.checked_rem(d).unwrap_or(n));
-        return (u128::from(q), u128::from(r));
-    }
-    div_rem_u128_loop(n, d)
-}
-
-/// Binary long division, `d != 0`: one quotient bit per step, from the highest bit `n` and
-/// `d` leave room for.
-#[cfg(any(test, feature = "exact"))]
-pub(crate) fn div_rem_u128_loop(n: u128, d: u128) -> (u128, u128) {
-    if d == 0 || n < d {
-        return (0, n);
-    }
-    let shift = d.leading_zeros().wrapping_sub(n.leading_zeros());
-    let mut d = d.wrapping_shl(shift);
-    let mut q: u128 = 0;
-    let mut r = n;
-    for _ in 0..=shift {
-        q = q.wrapping_shl(1);
-        if r >= d {
-            r = r.wrapping_sub(d);
-            q |= 1;
-        }
-        d = d.wrapping_shr(1);
-    }
-    (q, r)
-}
-
-/// Ceiling of `n / d` for `0 < d < 2^127`, from the magnitudes.
-#[cfg(feature = "exact")]
-fn ceil_div(n: i128, d: u128) -> i128 {
-    let (q, r) = div_rem_u128(n.unsigned_abs(), d);
-    // q <= |n| <= 2^127: the cast wraps only for q = 2^127 (n = MIN, d = 1), whose negation
-    // gives MIN back.
-    let q = q as i128;
-    if n < 0 {
-        // A negative quotient: its ceiling truncates toward zero.
-        q.wrapping_neg()
-    } else {
-        // q < 2^127 - 1 here: no overflow.
-        q.wrapping_add(i128::from(r != 0))
-    }
-}
-
 /// Saturating conversion to i32.
 pub(crate) fn clamp_i32(v: i128) -> i32 {
     i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
 }
 
 /// Saturating conversion to i64.
-#[cfg(any(test, feature = "exact"))]
+#[cfg(test)]
 pub(crate) fn clamp_i64(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
-}
-
-/// What an infinite (or NaN) quotient converts to.
-#[cfg(feature = "exact")]
-fn infinite_to_i32(num: i128) -> i32 {
-    match num.cmp(&0) {
-        Ordering::Greater => i32::MAX,
-        Ordering::Less => i32::MIN,
-        Ordering::Equal => 0,
-    }
 }
 
 /// A xorshift64 generator: the unit tests' random operands.
@@ -575,35 +446,6 @@ pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
 mod tests {
     use super::*;
 
-    /// The shift-and-subtract division that 32-bit targets run, against the native one.
-    #[test]
-    #[allow(clippy::arithmetic_side_effects)]
-    fn division_loop_matches_native() {
-        let mut next = test_rng(0x2545_F491_4F6C_DD1D);
-        let check = |n: u128, d: u128| {
-            if d != 0 {
-                assert_eq!(div_rem_u128_loop(n, d), (n / d, n % d), "{n} / {d}");
-                assert_eq!(div_rem_u128(n, d), (n / d, n % d), "{n} / {d}");
-            }
-        };
-        for _ in 0..200_000 {
-            let n = (u128::from(next()) << 64 | u128::from(next())) >> (next() % 128);
-            let d = (u128::from(next()) << 64 | u128::from(next())) >> (next() % 128);
-            check(n, d);
-            check(n, d >> 64);
-            check(n >> 64, d);
-        }
-        for (n, d) in [
-            (u128::MAX, 1),
-            (u128::MAX, u128::MAX),
-            (0, 7),
-            (1 << 127, 3),
-            (5, 9),
-        ] {
-            check(n, d);
-        }
-    }
-
     /// Exact mode's 64-bit helpers against the 128-bit expressions they replace.
     #[cfg(feature = "exact")]
     #[test]
@@ -615,17 +457,34 @@ mod tests {
             (s as i64) >> (s % 64)
         };
         let check = |a: i64, b: i64| {
-            assert_eq!(mul_i64(a, b), i128::from(a) * i128::from(b));
-            // Native ceilings of i128 quotients.
-            let ceil = |n: i128, d: i128| n / d + i128::from(n % d != 0 && (n < 0) == (d < 0));
-            let want = (b != 0).then(|| ceil(i128::from(a), i128::from(b)));
-            assert_eq!(ceil_quotient(a, b), want, "ceil({a} / {b})");
-            if b > 0 {
-                assert_eq!(
-                    ceil_div(i128::from(a) << 60, b as u128),
-                    ceil(i128::from(a) << 60, i128::from(b))
-                );
-            }
+            // Native ceilings of i128 quotients; a zero divisor saturates by the sign.
+            let ceil = |n: i128, d: i128| match (n.signum(), d) {
+                (sign, 0) => sign * i128::MAX,
+                _ => n / d + i128::from(n % d != 0 && (n < 0) == (d < 0)),
+            };
+            let (n, d) = (i128::from(a), i128::from(b));
+            let exact = Arithmetic::Exact;
+            assert_eq!(
+                ceil_div_i32(exact, a, b),
+                clamp_i32(ceil(n, d)),
+                "{a} / {b}"
+            );
+            assert_eq!(
+                ceil_div_i64(exact, a, b),
+                clamp_i64(ceil(n, d)),
+                "{a} / {b}"
+            );
+            // ceil(a × count / (b × replicas)), and its comparisons with 1.
+            let (count, replicas) = (a >> 7, b as i32);
+            let ratio = per_pod_ratio(exact, a, b, replicas);
+            let (num, den) = (n * i128::from(count), d * i128::from(replicas));
+            assert_eq!(ratio.ceil_times(count), clamp_i32(ceil(num, den)));
+            let vs_one = match (den.signum(), n.signum()) {
+                (0, 0) => None,
+                (0, sign) => Some(sign.cmp(&0)),
+                (sign, _) => Some((n * sign).cmp(&(den * sign))),
+            };
+            assert_eq!(ratio.cmp_one(), vs_one, "{a} / ({b} × {replicas})");
             let (start, value) = (a as i32, b as i32);
             for up in [false, true] {
                 let factor = if up {
