@@ -2,8 +2,8 @@
 //!
 //! Every exact expression of the algorithm is a comparison of a fraction with `1 ± t` for a
 //! decimal tolerance `t` ([`cmp_ratio`]), or the ceiling of a fraction saturated to an integer
-//! type ([`ceil_quotient`]). Numerators and denominators are products of two 64-bit integers,
-//! held as a sign and a [`Big`] magnitude: the limb loops of [`Big`] are the only wide
+//! type ([`ceil_quotient`]). Numerators and denominators are products of two 64-bit integers
+//! in two's complement over the limbs of a [`Big`]: its limb loops are the only wide
 //! arithmetic, and no 128-bit multiplication or division is linked (each is expanded into
 //! about a kilobyte of code on a Cortex-M0).
 
@@ -11,54 +11,56 @@ use core::cmp::Ordering;
 
 use super::wide::Big;
 
-/// Limbs of every exact magnitude: 320 bits. The largest value formed is a denominator
-/// (below `2^63 × 2^31`) times `10^60` (below `2^200`), or times a tolerance mantissa and
-/// `10^38` (below `2^64 × 2^127`): below `2^295`. See [`cmp_ratio`] for the bounds.
+/// Limbs of every exact value: 320 bits, of which the largest magnitude formed takes 302 (see
+/// [`cmp_ratio`]), so that two's complement holds every value with its sign.
 const LIMBS: usize = 10;
 
-/// A signed exact integer: `-mag` when `neg`, else `mag` (zero is zero either way).
+/// A signed exact integer: two's complement modulo `2^320`. Addition, subtraction and
+/// multiplication by a non-negative factor are the unsigned limb operations, exact while the
+/// true value stays within `±2^319`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Signed {
-    neg: bool,
-    mag: Big<LIMBS>,
-}
+pub(crate) struct Signed(Big<LIMBS>);
 
 impl Signed {
     /// `a × b`, exact.
     pub(crate) fn product(a: i64, b: i64) -> Signed {
-        let mut mag = Big::from_u64(a.unsigned_abs());
-        mag.mul_small(b.unsigned_abs());
-        Signed {
-            neg: (a < 0) != (b < 0),
-            mag,
+        let mut x = Signed(Big::from_i64(a));
+        x.0.mul_small(b.unsigned_abs());
+        if b < 0 {
+            x.negate();
         }
+        x
+    }
+
+    /// Whether the value is below zero (its top bit).
+    fn is_negative(&self) -> bool {
+        self.0.top_bit()
     }
 
     /// The value's sign as an ordering against zero.
     fn sign(&self) -> Ordering {
-        match (self.mag.is_zero(), self.neg) {
-            (true, _) => Ordering::Equal,
-            (false, true) => Ordering::Less,
-            (false, false) => Ordering::Greater,
+        if self.0.is_zero() {
+            Ordering::Equal
+        } else if self.is_negative() {
+            Ordering::Less
+        } else {
+            Ordering::Greater
         }
     }
 
-    /// `self + other` when `!negate`, else `self - other`.
-    fn add(mut self, other: &Signed, negate: bool) -> Signed {
-        if self.neg == (other.neg != negate) {
-            self.mag.add_assign(&other.mag);
-        } else if self.mag >= other.mag {
-            self.mag.sub_assign(&other.mag);
-        } else {
-            // |other| is the larger: the result takes its sign.
-            let mut mag = other.mag;
-            mag.sub_assign(&self.mag);
-            self = Signed {
-                neg: !self.neg,
-                mag,
-            };
+    /// `self = -self`.
+    fn negate(&mut self) {
+        let mut zero = Big::zero();
+        zero.sub_assign(&self.0);
+        self.0 = zero;
+    }
+
+    /// `|self|`.
+    fn magnitude(mut self) -> Big<LIMBS> {
+        if self.is_negative() {
+            self.negate();
         }
-        self
+        self.0
     }
 }
 
@@ -69,21 +71,18 @@ impl Signed {
 /// Numerators are below `2^63` in magnitude, denominators below `2^94` (an `i64` times an
 /// `i32`).
 pub(crate) fn cmp_ratio(num: Signed, den: Signed, minus: bool, m: u64, e: i32) -> Option<Ordering> {
-    if den.mag.is_zero() {
+    let (mut num, mut den) = (num, den);
+    if den.0.is_zero() {
         return match num.sign() {
             Ordering::Equal => None,
             sign => Some(sign),
         };
     }
     // A positive denominator: the fraction's sign moves to the numerator.
-    let num = Signed {
-        neg: num.neg != den.neg,
-        mag: num.mag,
-    };
-    let den = Signed {
-        neg: false,
-        mag: den.mag,
-    };
+    if den.is_negative() {
+        num.negate();
+        den.negate();
+    }
     let (mut k, mut j) = (e.min(0).unsigned_abs(), e.max(0).unsigned_abs());
     let mut m = m;
     // Clamped exponents change no comparison. A nonzero t from 10^39 up exceeds every
@@ -96,17 +95,21 @@ pub(crate) fn cmp_ratio(num: Signed, den: Signed, minus: bool, m: u64, e: i32) -
     if k > 62 {
         (k, m) = (62, m.min(1));
     }
-    // num × 10^k against den × 10^k ± den × m × 10^j (k or j is zero): at most 2^63 ×
-    // 10^62 < 2^270, 2^94 × 10^62 < 2^301 and 2^94 × 2^64 × 10^39 < 2^288, inside LIMBS.
-    let mut lhs = num;
-    lhs.mag.mul_pow10(k);
-    let mut scaled = den;
-    scaled.mag.mul_pow10(k);
+    // The sign of num × 10^k - (den × 10^k ± den × m × 10^j), k or j zero. Magnitudes: at
+    // most 2^63 × 10^62 < 2^270, 2^94 × 10^62 < 2^301 and 2^94 × 2^64 × 10^39 < 2^288, and
+    // the result below 2^302.
     let mut offset = den;
-    offset.mag.mul_pow10(j);
-    offset.mag.mul_small(m);
-    let rhs = scaled.add(&offset, minus);
-    Some(lhs.add(&rhs, true).sign())
+    offset.0.mul_pow10(j);
+    offset.0.mul_small(m);
+    num.0.mul_pow10(k);
+    den.0.mul_pow10(k);
+    num.0.sub_assign(&den.0);
+    if minus {
+        num.0.add_assign(&offset.0);
+    } else {
+        num.0.sub_assign(&offset.0);
+    }
+    Some(num.sign())
 }
 
 /// `ceil(num / den)`, saturated to `[-high - 1, high]`, where `high = 2^bits - 1` with
@@ -114,32 +117,33 @@ pub(crate) fn cmp_ratio(num: Signed, den: Signed, minus: bool, m: u64, e: i32) -
 /// numerator's sign (upstream's ±Inf converted with saturation), or 0 for `0/0` (NaN).
 pub(crate) fn ceil_quotient(num: Signed, den: Signed, high: i64) -> i64 {
     let low = (-1_i64).wrapping_sub(high);
-    if den.mag.is_zero() {
+    if den.0.is_zero() {
         return match num.sign() {
             Ordering::Equal => 0,
             Ordering::Less => low,
             Ordering::Greater => high,
         };
     }
-    // q = floor(|num| / |den|), found bit by bit from 2^bits down (q <= 2^(bits + 1) - 1,
-    // below 2^64): the largest q with |den| × q <= |num|. A multiplication and a comparison
-    // per bit: no wide division.
+    let negative = num.is_negative() != den.is_negative();
+    let (n, d) = (num.magnitude(), den.magnitude());
+    // q = floor(n / d), found bit by bit from 2^bits down (q <= 2^(bits + 1) - 1, below
+    // 2^64): the largest q with d × q <= n. A multiplication and a comparison per bit: no
+    // wide division.
     let top = high.unsigned_abs().wrapping_add(1);
     let mut q: u64 = 0;
     let mut bit = top;
     let mut product = Big::zero();
     while bit != 0 {
         let candidate = q | bit;
-        let mut p = den.mag;
+        let mut p = d;
         p.mul_small(candidate);
-        if p <= num.mag {
+        if p <= n {
             q = candidate;
             product = p;
         }
         bit >>= 1;
     }
-    let inexact = product != num.mag;
-    if num.neg != den.neg {
+    if negative {
         // A negative quotient: its ceiling truncates toward zero.
         if q >= top {
             low
@@ -147,6 +151,7 @@ pub(crate) fn ceil_quotient(num: Signed, den: Signed, high: i64) -> i64 {
             (q as i64).wrapping_neg()
         }
     } else {
+        let inexact = product != n;
         q.saturating_add(u64::from(inexact))
             .min(high.unsigned_abs()) as i64
     }
@@ -160,10 +165,11 @@ mod tests {
 
     /// A signed value from an `i128` (the tests' operands; the engine forms only products).
     fn signed(v: i128) -> Signed {
-        Signed {
-            neg: v < 0,
-            mag: Big::from_u128(v.unsigned_abs()),
+        let mut x = Signed(Big::from_u128(v.unsigned_abs()));
+        if v < 0 {
+            x.negate();
         }
+        x
     }
 
     /// `cmp_ratio` of `num / den` (den > 0) against `1 ± m × 10^e`.
@@ -252,8 +258,8 @@ mod tests {
         }
     }
 
-    /// Against an independent formulation over random products: both sides scaled by
-    /// `10^70` in 1,024-bit integers (no shortcut for large or small exponents).
+    /// Against an independent formulation over random fractions: both sides scaled by
+    /// `10^70` in 1,024-bit integers (no clamp of large or small exponents).
     #[test]
     fn cmp_random_vs_scaled() {
         let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
@@ -262,7 +268,9 @@ mod tests {
             (r as i64) >> (r % bits)
         };
         for _ in 0..40_000 {
-            let (a, b) = (factor(64), factor(64));
+            // Numerators are one i64 (the engine's domain), with either sign of b.
+            let a = factor(64);
+            let b = if a & 2 == 2 { -1 } else { 1 };
             let (c, d) = (factor(64), i64::from(factor(64) as i32));
             if c == 0 || d == 0 {
                 continue;

@@ -72,13 +72,31 @@ impl<const N: usize> Big<N> {
     }
 
     /// The value `v`.
-    #[cfg(any(test, feature = "exact"))]
+    #[cfg(test)]
     pub(crate) fn from_u64(v: u64) -> Self {
         let mut b = Self::zero();
         for (i, l) in b.limbs.iter_mut().take(2).enumerate() {
             *l = (v >> (i as u32).wrapping_mul(32)) as u32;
         }
         b
+    }
+
+    /// The value `v` in two's complement (sign-extended over every limb).
+    #[cfg(feature = "exact")]
+    pub(crate) fn from_i64(v: i64) -> Self {
+        let fill = if v < 0 { u32::MAX } else { 0 };
+        let mut b = Big { limbs: [fill; N] };
+        let v = v as u64;
+        if let [low, high, ..] = &mut b.limbs[..] {
+            (*low, *high) = (v as u32, (v >> 32) as u32);
+        }
+        b
+    }
+
+    /// The top bit (the sign of a two's complement value).
+    #[cfg(feature = "exact")]
+    pub(crate) fn top_bit(&self) -> bool {
+        self.limbs.last().is_some_and(|&l| l >> 31 == 1)
     }
 
     /// The value `v`: the tests' operands.
@@ -282,11 +300,15 @@ impl<const N: usize> PartialOrd for Big<N> {
 }
 
 impl<const N: usize> Ord for Big<N> {
+    // By index from the top limb: the reversed zip of the limbs left a call to the
+    // iterator's `next` per limb on a Cortex-M0.
     fn cmp(&self, other: &Self) -> Ordering {
-        for (a, b) in self.limbs.iter().rev().zip(other.limbs.iter().rev()) {
-            match a.cmp(b) {
-                Ordering::Equal => {}
-                o => return o,
+        let mut i = N;
+        while i > 0 {
+            i = i.wrapping_sub(1);
+            let (a, b) = (self.limbs.get(i), other.limbs.get(i));
+            if a != b {
+                return a.cmp(&b);
             }
         }
         Ordering::Equal
