@@ -1,8 +1,8 @@
 //! Exact mode: upstream's float64 expressions as exact rationals, on two primitives.
 //!
 //! Every exact expression of the algorithm is a comparison of a fraction with `1 ± t` for a
-//! decimal tolerance `t` ([`cmp_ratio`]), or the ceiling of a fraction saturated to an integer
-//! type ([`ceil_quotient`]). Numerators and denominators are products of two 64-bit integers
+//! decimal tolerance `t` ([`cmp_ratio`]), or a fraction rounded up or toward zero and saturated to an
+//! integer type ([`quotient`]). Numerators and denominators are products of two 64-bit integers
 //! in two's complement over the limbs of a [`Big`]: its limb loops are the only wide
 //! arithmetic, and no 128-bit multiplication or division is linked (each is expanded into
 //! about a kilobyte of code on a Cortex-M0).
@@ -112,10 +112,11 @@ pub(crate) fn cmp_ratio(num: Signed, den: Signed, minus: bool, m: u64, e: i32) -
     Some(num.sign())
 }
 
-/// `ceil(num / den)`, saturated to `[-high - 1, high]`, where `high = 2^bits - 1` with
-/// `bits` in `1..=63` (`i32::MAX` or `i64::MAX`). A zero denominator gives the bound of the
-/// numerator's sign (upstream's ±Inf converted with saturation), or 0 for `0/0` (NaN).
-pub(crate) fn ceil_quotient(num: Signed, den: Signed, high: i64) -> i64 {
+/// `num / den` rounded up (`ceil`) or toward zero (`!ceil`), saturated to `[-high - 1,
+/// high]`, where `high = 2^bits - 1` with `bits` in `1..=63` (`i32::MAX` or `i64::MAX`). A
+/// zero denominator gives the bound of the numerator's sign (upstream's ±Inf converted with
+/// saturation), or 0 for `0/0` (NaN).
+pub(crate) fn quotient(num: Signed, den: Signed, high: i64, ceil: bool) -> i64 {
     let low = (-1_i64).wrapping_sub(high);
     if den.0.is_zero() {
         return match num.sign() {
@@ -144,14 +145,14 @@ pub(crate) fn ceil_quotient(num: Signed, den: Signed, high: i64) -> i64 {
         bit >>= 1;
     }
     if negative {
-        // A negative quotient: its ceiling truncates toward zero.
+        // A negative quotient: its ceiling is its truncation toward zero.
         if q >= top {
             low
         } else {
             (q as i64).wrapping_neg()
         }
     } else {
-        let inexact = product != n;
+        let inexact = ceil && product != n;
         q.saturating_add(u64::from(inexact))
             .min(high.unsigned_abs()) as i64
     }
@@ -321,14 +322,14 @@ mod tests {
         }
     }
 
-    /// `ceil_quotient` against native 128-bit ceilings, saturated, over edges and random
-    /// products, for both widths.
+    /// `quotient` against native 128-bit ceilings and truncations, saturated, over edges and
+    /// random products, for both widths.
     #[test]
-    fn ceil_quotient_matches_i128() {
+    fn quotient_matches_i128() {
         let ceil = |n: i128, d: i128| n / d + i128::from(n % d != 0 && (n < 0) == (d < 0));
         let check = |a: i64, b: i64, c: i64, d: i64| {
             let (n, den) = (i128::from(a) * i128::from(b), i128::from(c) * i128::from(d));
-            for bits in [31u32, 63] {
+            for (bits, ceil_up) in [(31u32, true), (63, true), (31, false), (63, false)] {
                 let (low, high) = (-(1i128 << bits), (1i128 << bits) - 1);
                 let want = if den == 0 {
                     match n.signum() {
@@ -336,15 +337,18 @@ mod tests {
                         -1 => low,
                         _ => high,
                     }
-                } else {
+                } else if ceil_up {
                     ceil(n, den).clamp(low, high)
+                } else {
+                    (n / den).clamp(low, high)
                 };
                 let high = ((1u64 << bits) - 1) as i64;
-                let got = ceil_quotient(Signed::product(a, b), Signed::product(c, d), high);
+                let num = Signed::product(a, b);
+                let got = quotient(num, Signed::product(c, d), high, ceil_up);
                 assert_eq!(
                     i128::from(got),
                     want,
-                    "ceil({a}×{b} / {c}×{d}), {bits} bits"
+                    "{a}×{b} / {c}×{d}, {bits} bits, ceil {ceil_up}"
                 );
             }
         };

@@ -109,8 +109,7 @@ impl Ratio {
             Ratio::Float(r) => r.mul(F64::from_i64(count)).to_i32_rounded(true),
             #[cfg(feature = "exact")]
             Ratio::Exact { num, den, scale } => {
-                let high = i64::from(i32::MAX);
-                exact_ceil(num, count, den, i64::from(scale), high) as i32
+                exact_quotient(num, count, den, scale, Rounding::Ceil32) as i32
             }
         }
     }
@@ -135,15 +134,32 @@ fn exact_cmp(num: i64, den: i64, scale: i32, minus: bool, (m, e): (u64, i32)) ->
     )
 }
 
-/// `ceil(a × b / (c × d))`, saturated to `[-high - 1, high]` for `high` = `i32::MAX` or
-/// `i64::MAX` ([`exact::ceil_quotient`]).
+/// How [`exact_quotient`] rounds, and the integer type it saturates to.
+#[cfg(feature = "exact")]
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rounding {
+    /// Up, to an `i32`.
+    Ceil32,
+    /// Up, to an `i64`.
+    Ceil64,
+    /// Toward zero, to an `i32`.
+    TowardZero32,
+}
+
+/// `a × b / (c × d)` rounded and saturated as `rounding` says ([`exact::quotient`]).
 #[cfg(feature = "exact")]
 #[inline(never)]
-fn exact_ceil(a: i64, b: i64, c: i64, d: i64, high: i64) -> i64 {
-    exact::ceil_quotient(
+fn exact_quotient(a: i64, b: i64, c: i64, d: i32, rounding: Rounding) -> i64 {
+    let high = if rounding == Rounding::Ceil64 {
+        i64::MAX
+    } else {
+        i64::from(i32::MAX)
+    };
+    exact::quotient(
         exact::Signed::product(a, b),
-        exact::Signed::product(c, d),
+        exact::Signed::product(c, i64::from(d)),
         high,
+        rounding != Rounding::TowardZero32,
     )
 }
 
@@ -152,7 +168,7 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
         // Within the i32 range.
-        return exact_ceil(value, 1, target, 1, i64::from(i32::MAX)) as i32;
+        return exact_quotient(value, 1, target, 1, Rounding::Ceil32) as i32;
     }
     let _ = mode;
     F64::from_i64(value)
@@ -164,7 +180,7 @@ pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return exact_ceil(value, 1, divisor, 1, i64::MAX);
+        return exact_quotient(value, 1, divisor, 1, Rounding::Ceil64);
     }
     let _ = mode;
     F64::from_i64(value)
@@ -187,22 +203,15 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
 pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool) -> i32 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        // start × (100 ± value) is exact in 64 bits (two factors below 2^32). The scale-up
-        // proposal is its ceiling over 100; the scale-down one truncates toward zero, which
-        // for a non-negative numerator is the floor, `ceil((n - 99) / 100)`.
+        // start × (100 ± value) / 100: the scale-up proposal rounds up, the scale-down one
+        // toward zero.
         let value = i64::from(value);
-        let factor = if up {
-            100_i64.wrapping_add(value)
+        let (factor, rounding) = if up {
+            (100_i64.wrapping_add(value), Rounding::Ceil32)
         } else {
-            100_i64.wrapping_sub(value)
+            (100_i64.wrapping_sub(value), Rounding::TowardZero32)
         };
-        let num = i64::from(start).wrapping_mul(factor);
-        let num = if !up && num > 0 {
-            num.wrapping_sub(99)
-        } else {
-            num
-        };
-        return exact_ceil(num, 1, 100, 1, i64::from(i32::MAX)) as i32;
+        return exact_quotient(i64::from(start), factor, 100, 1, rounding) as i32;
     }
     let _ = mode;
     let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
