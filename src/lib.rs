@@ -47,8 +47,8 @@ pub mod time;
 pub mod tolerance;
 pub mod validation;
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests (they show both arithmetic modes).
+#[cfg(all(doctest, feature = "exact"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 

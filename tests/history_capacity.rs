@@ -450,6 +450,7 @@ fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
 }
 
 #[test]
+#[cfg(feature = "exact")]
 fn exact_arithmetic_mode_keeps_the_contract() {
     let settings = Settings {
         arithmetic: hpa::Arithmetic::Exact,
