@@ -173,7 +173,18 @@ impl Conditions {
 
     /// Removes a condition.
     pub fn remove(&mut self, type_: ConditionType) {
-        self.list.retain(|c| c.type_ != type_);
+        // Compaction by hand: `retain`'s panic-safe algorithm is bigger.
+        let mut kept = 0;
+        for i in 0..self.list.len() {
+            let Some(&c) = self.list.get(i) else { break };
+            if c.type_ != type_ {
+                if let Some(slot) = self.list.get_mut(kept) {
+                    *slot = c;
+                }
+                kept = kept.wrapping_add(1);
+            }
+        }
+        self.list.truncate(kept);
     }
 
     /// The condition of this type, if set.
