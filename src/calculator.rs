@@ -654,37 +654,43 @@ pub(crate) fn usage_metric<'a>(
     let external = values.is_err();
     let usage = usage(values, per_pod)?;
     let mode = ctx.settings.arithmetic;
-    let (replicas, within_tolerance, raw_milli) = if per_pod {
-        let status_replicas = ctx.obs.status_replicas;
-        let ratio = arith::per_pod_ratio(mode, usage, target_milli, status_replicas);
-        let within_tolerance = ratio.within(&ctx.tolerances);
-        let replicas = if within_tolerance {
-            status_replicas
-        } else {
-            arith::ceil_div_i32(mode, usage, target_milli)
-        };
-        let raw_milli = if external && arith::reaches_max_i64(mode, usage) {
-            i64::MAX
-        } else {
-            arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
-        };
-        (replicas, within_tolerance, raw_milli)
+    // `usage / target`, computed first for both target types: the per-pod proposal
+    // `ceil_div_i32(usage, target)` is `ceil(ratio × 1)` (× 1.0 is exact), which with the
+    // exact arithmetic built shares the value targets' `ceil_times` call and its exact arm;
+    // without it, `ceil_div_i32` reuses the division instead.
+    let ratio = arith::ratio(mode, usage, target_milli);
+    let status_replicas = ctx.obs.status_replicas;
+    // One tolerance test for both: per pod, of the ratio to the target times
+    // `status.replicas` (always); for value targets (`getUsageRatioReplicaCount`, spec
+    // 10.3), of `ratio` with a current count, else `ceil(ratio)` from zero.
+    let (tested, held) = if per_pod {
+        (
+            arith::per_pod_ratio(mode, usage, target_milli, status_replicas),
+            status_replicas,
+        )
     } else {
-        // `getUsageRatioReplicaCount` (spec 10.3): tolerance and ready pods, or `ceil(ratio)`
-        // from zero.
-        let ratio = arith::ratio(mode, usage, target_milli);
-        let (replicas, within_tolerance) = if ctx.current != 0 && ratio.within(&ctx.tolerances) {
-            (ctx.current, true)
+        (ratio, ctx.current)
+    };
+    let within_tolerance = (per_pod || ctx.current != 0) && tested.within(&ctx.tolerances);
+    let replicas = if within_tolerance {
+        held
+    } else if per_pod && !cfg!(feature = "exact") {
+        arith::ceil_div_i32(mode, usage, target_milli)
+    } else {
+        // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
+        let count = if per_pod || ctx.current == 0 {
+            1
         } else {
-            // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
-            let count = if ctx.current == 0 {
-                1
-            } else {
-                ready_running_pods(ctx)?
-            };
-            (ratio.ceil_times(count), false)
+            ready_running_pods(ctx)?
         };
-        (replicas, within_tolerance, usage)
+        ratio.ceil_times(count)
+    };
+    let raw_milli = if !per_pod {
+        usage
+    } else if external && arith::reaches_max_i64(mode, usage) {
+        i64::MAX
+    } else {
+        arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
     };
     Ok(Calculation {
         replicas,
@@ -824,6 +830,47 @@ mod tests {
                 pod_metric::<false>(&ctx, &samples, resource, None, target),
                 "round {round}"
             );
+        }
+    }
+
+    /// The per-pod proposal's two forms: `ceil_div_i32(value, target)` and
+    /// `ceil(ratio(value, target) × 1)`, in both arithmetic modes.
+    #[test]
+    fn ceil_div_is_ceil_times_one() {
+        use crate::settings::Arithmetic;
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 53) - 1,
+            -7,
+            -1,
+            0,
+            1,
+            2,
+            3,
+            7,
+            999,
+            1000,
+            1001,
+            (1 << 53) + 1,
+            i64::from(i32::MAX) * 1000 + 1,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        let mut modes = std::vec![Arithmetic::Kubernetes];
+        if cfg!(feature = "exact") {
+            modes.push(Arithmetic::Exact);
+        }
+        for mode in modes {
+            for &v in &edges {
+                for &t in &edges {
+                    assert_eq!(
+                        arith::ratio(mode, v, t).ceil_times(1),
+                        arith::ceil_div_i32(mode, v, t),
+                        "{mode:?} {v} / {t}"
+                    );
+                }
+            }
         }
     }
 
