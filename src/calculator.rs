@@ -202,7 +202,9 @@ fn pod_pass<'a, const WIDE: bool>(
     if pods.is_empty() {
         return Err(CalcError::NoPods);
     }
-    let readiness = Grouping::new(&ctx.readiness(resource == Some("cpu")));
+    // `same`, not `==`: no call to `memcmp` for a three-byte name.
+    let cpu = resource.is_some_and(|r| crate::pods::same(r, "cpu"));
+    let readiness = Grouping::new(&ctx.readiness(cpu));
     // Counters and the sums of ready pods in locals, not in a struct: they stay in
     // registers (a struct field updated in memory every iteration made the loop wait on
     // store-to-load forwarding). The counters are `usize` (one register on 32-bit targets);
