@@ -522,9 +522,12 @@ struct Totals {
     /// The lowest and highest value (`i32::MAX` and `i32::MIN` without entries).
     low: i32,
     high: i32,
-    /// The sums of the positive values and of the negated negative ones, if asked for.
-    added: i64,
-    deleted: i64,
+    /// The sums of the positive values and of the negated negative ones, if asked for,
+    /// saturated to `i32::MAX`: every term is non-negative, so saturating each addition
+    /// equals saturating the exact sum (which is all [`History::changes_in_period`] keeps),
+    /// and 32-bit sums take less code than 64-bit ones on a 32-bit target.
+    added: i32,
+    deleted: i32,
     sums: bool,
 }
 
@@ -533,11 +536,11 @@ impl Totals {
         self.low = self.low.min(value);
         self.high = self.high.max(value);
         if self.sums {
-            // Cannot overflow: fewer than 2^32 entries of at most 2^31 each.
             if value > 0 {
-                self.added = self.added.wrapping_add(i64::from(value));
+                self.added = self.added.saturating_add(value);
             } else {
-                self.deleted = self.deleted.wrapping_sub(i64::from(value));
+                // `-i32::MIN` saturates, as the sum does.
+                self.deleted = self.deleted.saturating_sub(value);
             }
         }
     }
@@ -1134,9 +1137,12 @@ impl<const R: usize, const E: usize> History<R, E> {
         let mut overflowed = false;
         // Count folded events only where they shrink this direction's budget. Either way
         // upstream may count them differently (folded events of the other direction would
-        // widen it), so the decision is reported. Summed apart: every count is non-negative,
-        // so one saturating addition equals one per summary.
-        let mut folded: i64 = 0;
+        // widen it), so the decision is reported. Every count is non-negative: saturating
+        // each addition saturates the exact sum.
+        let budget = match direction {
+            LimitDirection::Up => &mut added,
+            LimitDirection::Down => &mut deleted,
+        };
         for g in self.folded_events.iter() {
             if g.at >= from {
                 overflowed = true;
@@ -1144,18 +1150,12 @@ impl<const R: usize, const E: usize> History<R, E> {
                     LimitDirection::Up => g.a,
                     LimitDirection::Down => g.b,
                 };
-                // Cannot overflow: at most GENERATIONS `i32`s.
-                folded = folded.wrapping_add(i64::from(count));
+                *budget = budget.saturating_add(count);
             }
         }
-        let budget = match direction {
-            LimitDirection::Up => &mut added,
-            LimitDirection::Down => &mut deleted,
-        };
-        *budget = budget.saturating_add(folded);
         PeriodChanges {
-            added: crate::arith::clamp_i32(i128::from(added)),
-            deleted: crate::arith::clamp_i32(i128::from(deleted)),
+            added,
+            deleted,
             overflowed,
         }
     }
@@ -1318,15 +1318,18 @@ mod tests {
             deleted: 0,
             sums: true,
         };
+        let (mut added, mut deleted) = (0_i64, 0_i64);
         for &(_, v) in entries {
             t.low = t.low.min(v);
             t.high = t.high.max(v);
             if v > 0 {
-                t.added += i64::from(v);
+                added += i64::from(v);
             } else {
-                t.deleted -= i64::from(v);
+                deleted -= i64::from(v);
             }
         }
+        t.added = crate::arith::clamp_i32(i128::from(added));
+        t.deleted = crate::arith::clamp_i32(i128::from(deleted));
         t
     }
 
