@@ -146,7 +146,6 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
             b.current,
             b.now,
             settings.downscale_stabilization_window,
-            retention,
         ),
         Some(behavior) => {
             let up_window = Duration::from_secs(i64::from(
@@ -158,9 +157,11 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
                     settings.downscale_stabilization_window.whole_secs(),
                     i64::from,
                 ));
-            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window, retention)
+            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window)
         }
     };
+    // Both stabilizations look at the recommendations before this one.
+    history.push_recommendation(desired, b.now, retention);
     let stabilized = stab.replicas;
     // The legacy path only holds scale-downs back.
     let reason = if stabilized == desired {
