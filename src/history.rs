@@ -522,9 +522,12 @@ struct Totals {
     /// The lowest and highest value (`i32::MAX` and `i32::MIN` without entries).
     low: i32,
     high: i32,
-    /// The sums of the positive values and of the negated negative ones, if asked for.
-    added: i64,
-    deleted: i64,
+    /// The sums of the positive values and of the negated negative ones, if asked for,
+    /// saturated to `i32::MAX`: every term is non-negative, so saturating each addition
+    /// equals saturating the exact sum (which is all [`History::changes_in_period`] keeps),
+    /// and 32-bit sums take less code than 64-bit ones on a 32-bit target.
+    added: i32,
+    deleted: i32,
     sums: bool,
 }
 
@@ -533,11 +536,11 @@ impl Totals {
         self.low = self.low.min(value);
         self.high = self.high.max(value);
         if self.sums {
-            // Cannot overflow: fewer than 2^32 entries of at most 2^31 each.
             if value > 0 {
-                self.added = self.added.wrapping_add(i64::from(value));
+                self.added = self.added.saturating_add(value);
             } else {
-                self.deleted = self.deleted.wrapping_sub(i64::from(value));
+                // `-i32::MIN` saturates, as the sum does.
+                self.deleted = self.deleted.saturating_sub(value);
             }
         }
     }
@@ -915,6 +918,48 @@ fn record(
     }
 }
 
+/// The lowest and highest recommendations of a window: stored (`low`, `high`) and folded
+/// (`folded_low`, `folded_high`); `i32::MAX` and `i32::MIN` where there are none.
+#[derive(Clone, Copy)]
+struct WindowBounds {
+    low: i32,
+    high: i32,
+    folded_low: i32,
+    folded_high: i32,
+}
+
+/// Whether [`History::stabilize_behavior`] reads both windows in one pass: on 64-bit hosts,
+/// where the scans are the hot path. Small targets read each window with
+/// [`window_bounds`], the legacy path's routine: less code.
+const ONE_PASS: bool = cfg!(target_pointer_width = "64");
+
+/// The [`WindowBounds`] of the recommendations in `region` not before `from` (none for
+/// `None`). Not inlined on small targets: the stabilizations' one scan (three calls).
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+fn window_bounds(
+    region: &Region,
+    bytes: &[u8],
+    folded: &Generations,
+    from: Option<i64>,
+) -> WindowBounds {
+    let end = region.used();
+    let start = from.map_or(end, |from| region.seek::<BOTH_ENDS>(bytes, from));
+    let t = totals::<RUNS>(region, bytes, start, end, false);
+    let mut w = WindowBounds {
+        low: t.low,
+        high: t.high,
+        folded_low: i32::MAX,
+        folded_high: i32::MIN,
+    };
+    for g in folded.iter() {
+        if from.is_some_and(|from| g.at >= from) {
+            w.folded_low = w.folded_low.min(g.a);
+            w.folded_high = w.folded_high.max(g.b);
+        }
+    }
+    w
+}
+
 /// Replica changes counted for one policy period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) struct PeriodChanges {
@@ -984,7 +1029,7 @@ impl<const R: usize, const E: usize> History<R, E> {
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
     /// oldest ones when the ring is full.
-    fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
+    pub(crate) fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
         self.seeded = true;
         let ring = &mut self.recommendations;
         record(
@@ -1006,33 +1051,23 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Legacy stabilization (spec 12.1): the maximum of `desired` and every recommendation
-    /// not before `now - window`; then records `desired`.
+    /// not before `now - window`. The caller then records `desired` (one call for both
+    /// stabilizations).
     ///
     /// When folded recommendations fall in the window, upstream's maximum lies somewhere
     /// between the ring's maximum and the summary's `high`; the result is then `current`
     /// clamped into that range, which never moves further than upstream (a stale high value
     /// must not scale the target up) and is reported as overflowed.
     pub(crate) fn stabilize_legacy(
-        &mut self,
+        &self,
         desired: i32,
         current: i32,
         now: Instant,
         window: Duration,
-        retention: Duration,
     ) -> Stabilized {
-        let from = first_not_before(now, window);
-        let mut low = desired;
-        if let Some(from) = from {
-            let ring = &self.recommendations;
-            low = low.max(ring.totals(ring.seek(from), ring.used(), false).high);
-        }
-        let mut high = low;
-        for g in self.folded_recommendations.iter() {
-            if from.is_some_and(|from| g.at >= from) {
-                high = high.max(g.b);
-            }
-        }
-        self.push_recommendation(desired, now, retention);
+        let w = self.recommendation_bounds(first_not_before(now, window));
+        let low = desired.max(w.high);
+        let high = low.max(w.folded_high);
         Stabilized {
             replicas: current.max(low).min(high),
             overflowed: high != low,
@@ -1042,56 +1077,78 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Behavior stabilization (spec 13.1): `current` clamped into
-    /// `[min over the up window, max over the down window]` (both including `desired`); then
-    /// records `desired`.
+    /// `[min over the up window, max over the down window]` (both including `desired`). The
+    /// caller then records `desired`.
     pub(crate) fn stabilize_behavior(
-        &mut self,
+        &self,
         desired: i32,
         current: i32,
         now: Instant,
         up_window: Duration,
         down_window: Duration,
-        retention: Duration,
     ) -> Stabilized {
         let (up_from, down_from) = (first_after(now, up_window), first_after(now, down_window));
-        let mut up = desired;
-        let mut down = desired;
-        let ring = &self.recommendations;
-        let end = ring.used();
-        let (up_start, down_start) = (
-            up_from.map_or(end, |from| ring.seek(from)),
-            down_from.map_or(end, |from| ring.seek(from)),
-        );
-        // One pass: the longer window's own part, then the part both windows cover.
-        let both = up_start.max(down_start);
-        let shorter = ring.totals(both, end, false);
-        let longer = ring.totals(up_start.min(down_start), both, false);
-        up = up.min(shorter.low);
-        down = down.max(shorter.high);
-        if up_start < both {
-            up = up.min(longer.low);
+        let (mut up, mut down) = (desired, desired);
+        let (mut folded_up, mut folded_down) = (i32::MAX, i32::MIN);
+        if ONE_PASS {
+            let ring = &self.recommendations;
+            let end = ring.used();
+            let (up_start, down_start) = (
+                up_from.map_or(end, |from| ring.seek(from)),
+                down_from.map_or(end, |from| ring.seek(from)),
+            );
+            // One pass: the longer window's own part, then the part both windows cover.
+            let both = up_start.max(down_start);
+            let shorter = ring.totals(both, end, false);
+            let longer = ring.totals(up_start.min(down_start), both, false);
+            up = up.min(shorter.low);
+            down = down.max(shorter.high);
+            if up_start < both {
+                up = up.min(longer.low);
+            } else {
+                down = down.max(longer.high);
+            }
+            for g in self.folded_recommendations.iter() {
+                if up_from.is_some_and(|f| g.at >= f) {
+                    folded_up = folded_up.min(g.a);
+                }
+                if down_from.is_some_and(|f| g.at >= f) {
+                    folded_down = folded_down.max(g.b);
+                }
+            }
         } else {
-            down = down.max(longer.high);
-        }
-        let (exact_up, exact_down) = (up, down);
-        for g in self.folded_recommendations.iter() {
-            if up_from.is_some_and(|f| g.at >= f) {
-                up = up.min(g.a);
-            }
-            if down_from.is_some_and(|f| g.at >= f) {
-                down = down.max(g.b);
-            }
+            // Each window on its own, with the legacy path's routine.
+            let (u, d) = (
+                self.recommendation_bounds(up_from),
+                self.recommendation_bounds(down_from),
+            );
+            up = up.min(u.low);
+            down = down.max(d.high);
+            (folded_up, folded_down) = (u.folded_low, d.folded_high);
         }
         let stabilize = |low: i32, high: i32| current.max(low).min(high);
+        let (exact_up, exact_down) = (up, down);
+        (up, down) = (up.min(folded_up), down.max(folded_down));
         let replicas = stabilize(up, down);
         let overflowed = replicas != stabilize(exact_up, exact_down);
-        self.push_recommendation(desired, now, retention);
         Stabilized {
             replicas,
             overflowed,
             low: up,
             high: down,
         }
+    }
+
+    /// The bounds of the recommendations not before `from` (none for `None`).
+    #[inline]
+    fn recommendation_bounds(&self, from: Option<i64>) -> WindowBounds {
+        let ring = &self.recommendations;
+        window_bounds(
+            &ring.region,
+            &ring.bytes,
+            &self.folded_recommendations,
+            from,
+        )
     }
 
     /// Records a successful rescale from `old` to `new` replicas. Not inlined: the caller's
@@ -1134,9 +1191,12 @@ impl<const R: usize, const E: usize> History<R, E> {
         let mut overflowed = false;
         // Count folded events only where they shrink this direction's budget. Either way
         // upstream may count them differently (folded events of the other direction would
-        // widen it), so the decision is reported. Summed apart: every count is non-negative,
-        // so one saturating addition equals one per summary.
-        let mut folded: i64 = 0;
+        // widen it), so the decision is reported. Every count is non-negative: saturating
+        // each addition saturates the exact sum.
+        let budget = match direction {
+            LimitDirection::Up => &mut added,
+            LimitDirection::Down => &mut deleted,
+        };
         for g in self.folded_events.iter() {
             if g.at >= from {
                 overflowed = true;
@@ -1144,18 +1204,12 @@ impl<const R: usize, const E: usize> History<R, E> {
                     LimitDirection::Up => g.a,
                     LimitDirection::Down => g.b,
                 };
-                // Cannot overflow: at most GENERATIONS `i32`s.
-                folded = folded.wrapping_add(i64::from(count));
+                *budget = budget.saturating_add(count);
             }
         }
-        let budget = match direction {
-            LimitDirection::Up => &mut added,
-            LimitDirection::Down => &mut deleted,
-        };
-        *budget = budget.saturating_add(folded);
         PeriodChanges {
-            added: crate::arith::clamp_i32(i128::from(added)),
-            deleted: crate::arith::clamp_i32(i128::from(deleted)),
+            added,
+            deleted,
             overflowed,
         }
     }
@@ -1318,15 +1372,18 @@ mod tests {
             deleted: 0,
             sums: true,
         };
+        let (mut added, mut deleted) = (0_i64, 0_i64);
         for &(_, v) in entries {
             t.low = t.low.min(v);
             t.high = t.high.max(v);
             if v > 0 {
-                t.added += i64::from(v);
+                added += i64::from(v);
             } else {
-                t.deleted -= i64::from(v);
+                deleted -= i64::from(v);
             }
         }
+        t.added = crate::arith::clamp_i32(i128::from(added));
+        t.deleted = crate::arith::clamp_i32(i128::from(deleted));
         t
     }
 
@@ -1487,7 +1544,8 @@ mod tests {
             h.seed(replicas, now, retention);
             let desired = i32::try_from(rng.below(u64::try_from(span).unwrap() + 1)).unwrap();
             let window = Duration::from_secs(3600);
-            h.stabilize_behavior(desired, replicas, now, window, window, retention);
+            h.stabilize_behavior(desired, replicas, now, window, window);
+            h.push_recommendation(desired, now, retention);
             if rng.below(3) != 0 && desired != replicas {
                 h.record_scale_event(replicas, desired, now);
                 replicas = desired;
@@ -1496,6 +1554,40 @@ mod tests {
             let (r, e) = h.bytes_used();
             assert!(r <= 967 && e <= 482, "step {step}: {r} {e}");
         }
+    }
+
+    /// The behavior stabilization of small targets (each window with [`window_bounds`])
+    /// equals the host's one pass, with and without folded recommendations.
+    #[test]
+    fn window_by_window_equals_one_pass() {
+        let mut rng = Rng(0x77);
+        let mut h: History<64, 16> = History::new();
+        let mut at = 0_i64;
+        let windows = [0, 15, 60, 300, 600].map(Duration::from_secs);
+        for _ in 0..3000 {
+            at += i64::try_from(rng.below(40_000)).unwrap();
+            let now = Instant(at);
+            let desired = i32::try_from(rng.below(200)).unwrap() - 20;
+            let current = i32::try_from(rng.below(200)).unwrap() - 20;
+            let up = windows[usize::try_from(rng.below(5)).unwrap()];
+            let down = windows[usize::try_from(rng.below(5)).unwrap()];
+            let s = h.stabilize_behavior(desired, current, now, up, down);
+            let u = h.recommendation_bounds(first_after(now, up));
+            let d = h.recommendation_bounds(first_after(now, down));
+            let (exact_up, exact_down) = (desired.min(u.low), desired.max(d.high));
+            let (low, high) = (exact_up.min(u.folded_low), exact_down.max(d.folded_high));
+            let replicas = current.max(low).min(high);
+            let overflowed = replicas != current.max(exact_up).min(exact_down);
+            let expected = Stabilized {
+                replicas,
+                overflowed,
+                low,
+                high,
+            };
+            assert_eq!(s, expected);
+            h.push_recommendation(desired, now, Duration::from_secs(600));
+        }
+        assert!(h.has_folded());
     }
 
     #[test]

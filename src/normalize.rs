@@ -84,11 +84,6 @@ pub fn recommendation_retention(settings: &Settings) -> Duration {
         .max(crate::history::BEHAVIOR_WINDOW_LIMIT)
 }
 
-/// Saturating conversion to i32.
-fn clamp_i32(v: i64) -> i32 {
-    i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
-}
-
 fn set_limited(conditions: &mut Conditions, limited: bool, reason: Reason) {
     let status = if limited {
         ConditionStatus::True
@@ -151,7 +146,6 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
             b.current,
             b.now,
             settings.downscale_stabilization_window,
-            retention,
         ),
         Some(behavior) => {
             let up_window = Duration::from_secs(i64::from(
@@ -163,9 +157,11 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
                     settings.downscale_stabilization_window.whole_secs(),
                     i64::from,
                 ));
-            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window, retention)
+            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window)
         }
     };
+    // Both stabilizations look at the recommendations before this one.
+    history.push_recommendation(desired, b.now, retention);
     let stabilized = stab.replicas;
     // The legacy path only holds scale-downs back.
     let reason = if stabilized == desired {
@@ -183,11 +179,11 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
         None => {
             // int32(max(factor * float64(current), minimum)): exact for integer factors, and
             // in 64 bits (a product of two i32 cannot overflow an i64).
-            let scale_up_limit = clamp_i32(
+            let scale_up_limit = arith::clamp_i32(i128::from(
                 i64::from(settings.legacy_scale_up_factor)
                     .wrapping_mul(i64::from(b.current))
                     .max(i64::from(settings.legacy_scale_up_minimum)),
-            );
+            ));
             // The legacy path limits scale-up only, whatever the direction.
             Some(RateLimit {
                 scale_up: true,
@@ -351,12 +347,9 @@ fn policy_limit<const R: usize, const E: usize>(
         } else {
             proposed > out.limit
         };
+        // The first policy always sets the limit (it may equal the starting bound).
         if better || out.policy.is_none() {
-            out.limit = if take_min {
-                out.limit.min(proposed)
-            } else {
-                out.limit.max(proposed)
-            };
+            out.limit = proposed;
             out.policy = Some(i);
             out.period_start = start;
         }
@@ -405,7 +398,7 @@ mod tests {
                     let exact = i64::from(current) - i64::from(added) + i64::from(deleted);
                     assert_eq!(
                         start_replicas(current, added, deleted),
-                        clamp_i32(exact),
+                        arith::clamp_i32(i128::from(exact)),
                         "{current} {added} {deleted}"
                     );
                 }
