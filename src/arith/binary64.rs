@@ -600,7 +600,10 @@ impl F64 {
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
-        if !(-323..=308).contains(&n) {
+        // The conversion needs no range check: out of range, one factor converts to `∞` or
+        // `0` (or their product or quotient rounds there), Go's results (`literal_pow10`'s
+        // tests check every exponent).
+        if cfg!(target_pointer_width = "64") && !(-323..=308).contains(&n) {
             return if n > 0 { F64::INFINITY } else { F64::ZERO };
         }
         // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries, whose
@@ -777,6 +780,20 @@ mod tests {
         for e in exponents {
             assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
             assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
+        }
+        // `go_pow10` on 32-bit targets (the conversion, no range check) gives Go's result
+        // (the range check, then the tables) for every exponent.
+        let exponents = (-1000..=1000).chain([i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 31]);
+        for n in exponents {
+            let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
+            let big = F64::from_decimal(false, 1, q.wrapping_mul(32));
+            let small = F64::from_decimal(false, 1, r.wrapping_abs());
+            let converted = if n >= 0 {
+                big.mul(small)
+            } else {
+                big.div(small)
+            };
+            assert_eq!(converted, F64::go_pow10(n), "Pow10({n})");
         }
     }
 
