@@ -553,13 +553,7 @@ impl F64 {
     /// [`F64::to_i32_rounded`] in `i32`, saturating.
     pub(crate) fn to_i32_rounded(self, up: bool) -> i32 {
         let v = self.to_i64_rounded(up);
-        if v > i64::from(i32::MAX) {
-            i32::MAX
-        } else if v < i64::from(i32::MIN) {
-            i32::MIN
-        } else {
-            v as i32
-        }
+        i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
     }
 
     /// `int64(math.Ceil(self))` when `up`, else `int64(self)`: saturating, NaN gives `0`.
@@ -580,13 +574,10 @@ impl F64 {
         } else {
             // |value| < 1 from s = 53 up (mant < 2^53): capping s at 63 changes no result.
             let s = exp.unsigned_abs().min(63);
-            // Adding 2^s - 1 before the shift takes the ceiling (mant < 2^53: no overflow).
-            let bias = if up && !negative {
-                (1u64 << s).wrapping_sub(1)
-            } else {
-                0
-            };
-            mant.wrapping_add(bias) >> s
+            // The ceiling of a nonzero mant / 2^s is ((mant - 1) >> s) + 1: one shift, where
+            // adding 2^s - 1 first takes two on a Cortex-M0.
+            let one = u64::from(up && !negative && mant != 0);
+            (mant.wrapping_sub(one) >> s).wrapping_add(one)
         };
         // 2^63 reads as i64::MIN, which negates to itself.
         if negative {
@@ -600,7 +591,10 @@ impl F64 {
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
     pub fn go_pow10(n: i32) -> F64 {
-        if !(-323..=308).contains(&n) {
+        // The conversion needs no range check: out of range, one factor converts to `∞` or
+        // `0` (or their product or quotient rounds there), Go's results (`literal_pow10`'s
+        // tests check every exponent).
+        if cfg!(target_pointer_width = "64") && !(-323..=308).contains(&n) {
             return if n > 0 { F64::INFINITY } else { F64::ZERO };
         }
         // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries, whose
@@ -616,7 +610,9 @@ impl F64 {
     /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
     /// multiple of 32 in `-320..=288`): the tables on 64-bit targets; elsewhere the same value
     /// from the correctly rounded conversion, whose code is linked anyway (424 bytes of
-    /// tables cost more flash there; `go_pow10` only runs when a tolerance is read).
+    /// tables cost more flash there; `go_pow10` only runs when a tolerance is read). Inlined:
+    /// its two call sites then call the conversion directly, with no wrapper.
+    #[inline(always)]
     fn literal_pow10(e: i32) -> F64 {
         if cfg!(target_pointer_width = "64") {
             F64::table_pow10(e)
@@ -777,6 +773,20 @@ mod tests {
         for e in exponents {
             assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
             assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
+        }
+        // `go_pow10` on 32-bit targets (the conversion, no range check) gives Go's result
+        // (the range check, then the tables) for every exponent.
+        let exponents = (-1000..=1000).chain([i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 31]);
+        for n in exponents {
+            let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
+            let big = F64::from_decimal(false, 1, q.wrapping_mul(32));
+            let small = F64::from_decimal(false, 1, r.wrapping_abs());
+            let converted = if n >= 0 {
+                big.mul(small)
+            } else {
+                big.div(small)
+            };
+            assert_eq!(converted, F64::go_pow10(n), "Pow10({n})");
         }
     }
 
