@@ -197,6 +197,9 @@ pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
     sum >= i64::MAX - 511
 }
 
+/// `float64(100)`, as a constant: no conversion at run time.
+const HUNDRED: F64 = F64(0x4059_0000_0000_0000);
+
 /// Percent policy proposal: scale-up (`up`) `int32(ceil(float64(start) * (1 +
 /// float64(value)/100)))`, scale-down `int32(float64(start) * (1 - float64(value)/100))`
 /// (truncation toward zero, no ceil).
@@ -214,7 +217,7 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
         return exact_quotient(i64::from(start), factor, 100, 1, rounding) as i32;
     }
     let _ = mode;
-    let fraction = F64::from_i64(i64::from(value)).div(F64::from_i64(100));
+    let fraction = F64::from_i64(i64::from(value)).div(HUNDRED);
     let factor = if up {
         F64::ONE.add(fraction)
     } else {
@@ -455,7 +458,12 @@ pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
 mod tests {
     use super::*;
 
-    /// Exact mode's 64-bit helpers against the 128-bit expressions they replace.
+    #[test]
+    fn hundred_is_float64_of_100() {
+        assert_eq!(HUNDRED, F64::from_i64(100));
+    }
+
+    /// Exact mode's expressions against native 128-bit references.
     #[cfg(feature = "exact")]
     #[test]
     #[allow(clippy::arithmetic_side_effects)]
