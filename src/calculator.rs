@@ -656,10 +656,7 @@ pub(crate) fn usage_metric<'a>(
     let external = values.is_err();
     let usage = usage(values, per_pod)?;
     let mode = ctx.settings.arithmetic;
-    // `usage / target`, computed first for both target types: the per-pod proposal
-    // `ceil_div_i32(usage, target)` is `ceil(ratio × 1)` (× 1.0 is exact), which with the
-    // exact arithmetic built shares the value targets' `ceil_times` call and its exact arm;
-    // without it, `ceil_div_i32` reuses the division instead.
+    // `usage / target`, for both target types: the per-pod proposal is its ceiling.
     let ratio = arith::ratio(mode, usage, target_milli);
     let status_replicas = ctx.obs.status_replicas;
     // One tolerance test for both: per pod, of the ratio to the target times
@@ -676,16 +673,13 @@ pub(crate) fn usage_metric<'a>(
     let within_tolerance = (per_pod || ctx.current != 0) && tested.within(&ctx.tolerances);
     let replicas = if within_tolerance {
         held
-    } else if per_pod && !cfg!(feature = "exact") {
-        arith::ceil_div_i32(mode, usage, target_milli)
+    } else if per_pod || ctx.current == 0 {
+        // `int32(ceil(usage / target))`; from zero replicas `ceil(ratio × 1)`, the same
+        // (× 1.0 is exact). `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating
+        // ceil.
+        ratio.ceil()
     } else {
-        // `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating ceil.
-        let count = if per_pod || ctx.current == 0 {
-            1
-        } else {
-            ready_running_pods(ctx)?
-        };
-        ratio.ceil_times(count)
+        ratio.ceil_times(ready_running_pods(ctx)?)
     };
     let raw_milli = if !per_pod {
         usage
@@ -835,10 +829,12 @@ mod tests {
         }
     }
 
-    /// The per-pod proposal's two forms: `ceil_div_i32(value, target)` and
-    /// `ceil(ratio(value, target) × 1)`, in both arithmetic modes.
+    /// `Ratio::ceil` is upstream's `int32(ceil(float64(value) / float64(target)))` in
+    /// kubernetes mode (host binary64; `as` saturates, NaN to 0, as upstream PR #141397
+    /// does), and `ceil_times(1)` in both modes.
     #[test]
-    fn ceil_div_is_ceil_times_one() {
+    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+    fn ratio_ceil_is_ceil_times_one() {
         use crate::settings::Arithmetic;
         let edges = [
             i64::MIN,
@@ -866,11 +862,12 @@ mod tests {
         for mode in modes {
             for &v in &edges {
                 for &t in &edges {
-                    assert_eq!(
-                        arith::ratio(mode, v, t).ceil_times(1),
-                        arith::ceil_div_i32(mode, v, t),
-                        "{mode:?} {v} / {t}"
-                    );
+                    let ratio = arith::ratio(mode, v, t);
+                    assert_eq!(ratio.ceil(), ratio.ceil_times(1), "{mode:?} {v} / {t}");
+                    if mode == Arithmetic::Kubernetes {
+                        let upstream = ((v as f64) / (t as f64)).ceil() as i32;
+                        assert_eq!(ratio.ceil(), upstream, "{v} / {t}");
+                    }
                 }
             }
         }

@@ -103,6 +103,18 @@ impl Ratio {
         }
     }
 
+    /// `int32(ceil(ratio))`, saturating (NaN gives 0): `ceil_times(1)` without the
+    /// multiplication by 1.0 (exact in binary64).
+    pub(crate) fn ceil(self) -> i32 {
+        match self {
+            Ratio::Float(r) => r.to_i32_rounded(true),
+            #[cfg(feature = "exact")]
+            Ratio::Exact { num, den, scale } => {
+                exact_quotient(num, 1, den, scale, Rounding::Ceil32) as i32
+            }
+        }
+    }
+
     /// `int32(ceil(ratio * float64(count)))`, saturating (NaN gives 0).
     pub(crate) fn ceil_times(self, count: i64) -> i32 {
         match self {
@@ -161,19 +173,6 @@ fn exact_quotient(a: i64, b: i64, c: i64, d: i32, rounding: Rounding) -> i64 {
         high,
         rounding != Rounding::TowardZero32,
     )
-}
-
-/// `int32(ceil(float64(value) / float64(target)))`, saturating.
-pub(crate) fn ceil_div_i32(mode: Arithmetic, value: i64, target: i64) -> i32 {
-    #[cfg(feature = "exact")]
-    if exact(mode) {
-        // Within the i32 range.
-        return exact_quotient(value, 1, target, 1, Rounding::Ceil32) as i32;
-    }
-    let _ = mode;
-    F64::from_i64(value)
-        .div(F64::from_i64(target))
-        .to_i32_rounded(true)
 }
 
 /// `int64(ceil(float64(value) / float64(divisor)))`, saturating (per-pod status usage).
@@ -482,7 +481,7 @@ mod tests {
             let (n, d) = (i128::from(a), i128::from(b));
             let exact = Arithmetic::Exact;
             assert_eq!(
-                ceil_div_i32(exact, a, b),
+                ratio(exact, a, b).ceil(),
                 clamp_i32(ceil(n, d)),
                 "{a} / {b}"
             );
