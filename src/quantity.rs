@@ -333,7 +333,7 @@ impl Quantity {
     }
 
     /// `ceil(|value| / 10^scale)`, or [`SATURATED`] beyond `u128`.
-    fn scaled_magnitude(&self, scale: i32) -> u128 {
+    pub(crate) fn scaled_magnitude(&self, scale: i32) -> u128 {
         let magnitude = self.mantissa.unsigned_abs();
         if magnitude == 0 {
             return 0;

@@ -42,25 +42,32 @@ impl Tolerance {
             return None;
         }
         // The quantity is not negative: the magnitude is the value.
-        let (mut m, mut exp10) = q.canonical_magnitude();
-        // Go keeps more than 19 digits in an inf.Dec; such a tolerance is far outside any
-        // ratio's range, so dropping digits below the 19th changes no comparison in practice.
-        let mut exact = true;
+        let (m, exp10) = q.canonical_magnitude();
+        // Go parses a canonical string of at most 18 digits at nano precision or coarser into
+        // an `int64Amount{m, exp10}`, read as `float64(m) × Pow10(exp10)`; any other into an
+        // `inf.Dec` holding the value × 10^9 rounded up, read as `float64(that) × Pow10(-9)`.
+        // Beyond 2^128 (a tolerance above 3.4e29) the count saturates there: a tolerance
+        // above 9.3e18 already holds every ratio the engine forms (at most 2^63 in
+        // magnitude), so every decision stays upstream's. (Binary quantities of `Pi` and
+        // `Ei`, which Go also reads at nano scale, are read as integers: they differ from
+        // Go's value by at most one ulp above 2^53.)
+        let (count, exponent) = if m < 1_000_000_000_000_000_000 && exp10 >= -9 {
+            (m, exp10)
+        } else {
+            (q.scaled_magnitude(-9), -9)
+        };
+        // With exponent 0 Go returns the count's float64 as is: the product by 1.0 is exact.
+        let binary64 = F64::from_u128(count).mul(F64::go_pow10(exponent));
+        // The exact decimal keeps 19 digits at most: digits below the 19th change no
+        // comparison with a ratio (itself below 2^63 in magnitude).
+        let (mut m, mut exp10) = (m, exp10);
         while m > i64::MAX as u128 {
-            let (q, r) = crate::arith::div_small(m, 10);
-            exact &= r == 0;
+            let (q, _) = crate::arith::div_small(m, 10);
             m = q;
             exp10 = exp10.saturating_add(1);
         }
-        // m <= i64::MAX here.
-        let m64 = m as u64;
-        let binary64 = if exact {
-            F64::go_approximate_float64(m64 as i64, exp10)
-        } else {
-            F64::from_decimal(false, m64, exp10)
-        };
         Some(Tolerance {
-            mantissa: m64,
+            mantissa: m as u64,
             exp10,
             binary64,
         })

@@ -8,6 +8,8 @@
 #![allow(clippy::excessive_precision)] // literals such as 9.223372036854775807e18, as quoted by the spec
 
 use hpa::arith::binary64::F64;
+use hpa::quantity::{Format, Quantity};
+use hpa::Tolerance;
 use std::time::Instant;
 
 /// Iterations per property test.
@@ -336,6 +338,8 @@ fn int_to_float_matches_host() {
             (w as i128).wrapping_neg()
         };
         same(F64::from_i128(w), w as f64, &|| format!("from_i128 {w}"));
+        let v = w.unsigned_abs();
+        same(F64::from_u128(v), v as f64, &|| format!("from_u128 {v}"));
         count += 1;
     }
     for s in [i64::MIN, i64::MAX, 0, -1, 1, (1 << 53) + 1, -(1 << 53) - 1] {
@@ -344,8 +348,19 @@ fn int_to_float_matches_host() {
     for w in [i128::MIN, i128::MAX, 0, -1] {
         same(F64::from_i128(w), w as f64, &|| format!("from_i128 {w}"));
     }
+    for v in [
+        u128::MAX,
+        u128::MAX - 1,
+        0,
+        1,
+        1 << 127,
+        (1 << 64) - 1,
+        1 << 64,
+    ] {
+        same(F64::from_u128(v), v as f64, &|| format!("from_u128 {v}"));
+    }
     report(
-        "from_u64/from_i64/from_i128 (3 conversions each)",
+        "from_u64/from_i64/from_i128/from_u128 (4 conversions each)",
         count,
         start,
     );
@@ -451,6 +466,81 @@ fn go_approximate_float64_matches_host() {
         count += 1;
     }
     report("go_approximate_float64", count, start);
+}
+
+/// `Quantity.AsApproximateFloat64()` of a quantity's canonical form as Go parses it back,
+/// ported onto host floats: an `int64Amount{m, e}` when the canonical mantissa has at most 18
+/// digits and the exponent is nano or coarser, else an `inf.Dec` of the value × 10^9 rounded
+/// up, read at scale 9. Past 2^128 nano units (a tolerance above 3.4e29) the engine saturates
+/// the count at 2^128, documented: no ratio comes near such a tolerance.
+fn host_tolerance(q: &Quantity) -> f64 {
+    let (m, e) = q.canonical_parts();
+    if m < 10i128.pow(18) && e >= -9 {
+        let base = m as f64;
+        return if e == 0 {
+            base
+        } else {
+            base * host_go_pow10(e)
+        };
+    }
+    let (mantissa, exponent, _) = q.parts();
+    let mantissa = mantissa as u128;
+    let nanos = match u32::try_from(exponent + 9) {
+        Ok(k) => 10u128.checked_pow(k).and_then(|p| mantissa.checked_mul(p)),
+        Err(_) => Some(match 10u128.checked_pow((-9 - exponent) as u32) {
+            Some(d) => mantissa.div_ceil(d),
+            None => 1,
+        }),
+    };
+    nanos.map_or(2f64.powi(128), |n| n as f64) * host_go_pow10(-9)
+}
+
+#[test]
+fn tolerance_from_quantity_matches_go() {
+    let start = Instant::now();
+    let mut rng = Rng::new(6);
+    let mut count = 0usize;
+    for i in 0..N / 10 {
+        // Mantissas of every width up to 38 digits (both sides of Go's 18-digit fast path),
+        // exponents around nano and far from it.
+        let digits = match i % 4 {
+            0 => rng.range_i64(1, 4),
+            1 => rng.range_i64(16, 21),
+            _ => rng.range_i64(1, 38),
+        } as u32;
+        let high = ((u128::from(rng.next()) << 64) | u128::from(rng.next())) % 10u128.pow(digits);
+        let mantissa = high.max(1) as i128;
+        let exponent = match rng.below(3) {
+            0 => rng.range_i64(-14, 6),
+            1 => rng.range_i64(-40, 40),
+            _ => rng.range_i64(-3000, 3000),
+        } as i32;
+        let format = if rng.bool() {
+            Format::DecimalSI
+        } else {
+            Format::DecimalExponent
+        };
+        let q = Quantity::from_parts(mantissa, exponent, format);
+        let t = Tolerance::from_quantity(&q).expect("a positive quantity");
+        same(t.binary64(), host_tolerance(&q), &|| format!("{q:?}"));
+        count += 1;
+    }
+    for text in [
+        "0.35",
+        "350m",
+        "0",
+        "1e-12",
+        "1n",
+        "123456789012345678901234m",
+        "999999999999999999",
+        "1000000000000000000",
+    ] {
+        let q = Quantity::parse(text).unwrap();
+        let t = Tolerance::from_quantity(&q).expect("a positive quantity");
+        same(t.binary64(), host_tolerance(&q), &|| text.to_string());
+    }
+    assert_eq!(Tolerance::from_quantity(&Quantity::from_milli(-1)), None);
+    report("Tolerance::from_quantity", count, start);
 }
 
 /// A random exponent for `from_decimal`.

@@ -260,19 +260,20 @@ impl F64 {
         F64(mag | if sign { SIGN } else { 0 })
     }
 
-    /// [`F64::round_pack`] for a 128-bit mantissa `hi × 2^64 + lo`: the bits below the top
-    /// 64 fold into the sticky flag (at least 11 bits stay below the rounding position, so
-    /// the rounding is unchanged).
+    /// [`F64::round_pack`] for a 128-bit mantissa `hi × 2^64 + lo`, shifted right a byte at
+    /// a time until it fits 64 bits, with the bits shifted out folded into the sticky flag.
+    /// Constant shifts need no shift routine on 32-bit targets; when `hi` turns zero, `lo`
+    /// still holds at least 56 significant bits, more than rounding to 53 needs.
     fn round_pack_wide(sign: bool, hi: u64, lo: u64, exp2: i32, sticky: bool) -> F64 {
-        if hi == 0 {
-            return F64::round_pack(sign, lo, exp2, sticky);
+        let (mut hi, mut lo, mut exp2, mut sticky) = (hi, lo, exp2, sticky);
+        while hi != 0 {
+            sticky |= lo as u8 != 0;
+            lo = lo >> 8 | hi << 56;
+            hi >>= 8;
+            // At most 8 steps from exponents within ±2^16: no overflow.
+            exp2 = exp2.wrapping_add(8);
         }
-        let lz = hi.leading_zeros(); // 0..=63
-        let k = 64u32.wrapping_sub(lz); // bits dropped from lo: 1..=64
-        let mant = hi.wrapping_shl(lz) | lo.checked_shr(k).unwrap_or(0);
-        // The k low bits of lo, moved to the top.
-        let lost = lo.wrapping_shl(lz) != 0;
-        F64::round_pack(sign, mant, exp2.saturating_add(k as i32), sticky || lost)
+        F64::round_pack(sign, lo, exp2, sticky)
     }
 
     /// `x as f64` for an `i64`: round to nearest, ties to even.
@@ -285,6 +286,12 @@ impl F64 {
     #[must_use]
     pub fn from_u64(x: u64) -> F64 {
         F64::round_pack(false, x, 0, false)
+    }
+
+    /// `x as f64` for a `u128`: round to nearest, ties to even.
+    #[must_use]
+    pub fn from_u128(x: u128) -> F64 {
+        F64::round_pack_wide(false, (x >> 64) as u64, x as u64, 0, false)
     }
 
     /// `x as f64` for an `i128`: round to nearest, ties to even.
@@ -590,11 +597,9 @@ impl F64 {
     /// Go's `math.Pow10(n)`, computed exactly as Go computes it (a product or quotient of
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
+    #[inline(never)]
     pub fn go_pow10(n: i32) -> F64 {
-        // The conversion needs no range check: out of range, one factor converts to `∞` or
-        // `0` (or their product or quotient rounds there), Go's results (`literal_pow10`'s
-        // tests check every exponent).
-        if cfg!(target_pointer_width = "64") && !(-323..=308).contains(&n) {
+        if !(-323..=308).contains(&n) {
             return if n > 0 { F64::INFINITY } else { F64::ZERO };
         }
         // Go's tables hold 1e0..1e31 and 1e(±32k); n / 32 and n % 32 pick the entries, whose
@@ -608,22 +613,16 @@ impl F64 {
     }
 
     /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
-    /// multiple of 32 in `-320..=288`): the tables on 64-bit targets; elsewhere the same value
-    /// from the correctly rounded conversion, whose code is linked anyway (424 bytes of
-    /// tables cost more flash there; `go_pow10` only runs when a tolerance is read). Inlined:
-    /// its two call sites then call the conversion directly, with no wrapper.
+    /// multiple of 32 in `-320..=288`). On 32-bit targets the first 32 entries are computed
+    /// ([`F64::small_pow10`], 256 bytes of table less flash there; `go_pow10` only runs when
+    /// a tolerance is read), so that no correctly rounded decimal conversion is linked for it.
+    /// Inlined: its two call sites then share no wrapper.
     #[inline(always)]
     fn literal_pow10(e: i32) -> F64 {
-        if cfg!(target_pointer_width = "64") {
-            F64::table_pow10(e)
-        } else {
-            F64::from_decimal(false, 1, e)
-        }
-    }
-
-    /// [`F64::literal_pow10`] from Go's tables.
-    fn table_pow10(e: i32) -> F64 {
         let bits = if (0..32).contains(&e) {
+            if !cfg!(target_pointer_width = "64") {
+                return F64::small_pow10(e);
+            }
             POW10TAB.get(e as usize)
         } else if e > 0 {
             POW10POSTAB32.get((e / 32) as usize)
@@ -631,6 +630,22 @@ impl F64 {
             POW10NEGTAB32.get(e.unsigned_abs() as usize / 32)
         };
         F64(bits.copied().unwrap_or(0))
+    }
+
+    /// `1e{e}` for `e` in `0..32`, correctly rounded, without a table: `10^a × 10^b` with
+    /// `a = min(e, 19)`, `b <= 12`. Both factors are exact binary64 values (every power of
+    /// ten up to `10^22` is), so their product, rounded once, is the nearest to `10^e`.
+    fn small_pow10(e: i32) -> F64 {
+        let power = |k: i32| {
+            let mut p = 1_u64;
+            for _ in 0..k {
+                // k <= 19: below 2^64.
+                p = p.wrapping_mul(10);
+            }
+            F64::from_u64(p)
+        };
+        let a = e.min(19);
+        power(a).mul(power(e.wrapping_sub(a)))
     }
 
     /// The binary64 nearest to `±mantissa × 10^exp10` (ties to even; overflow gives `±∞`,
@@ -771,17 +786,28 @@ mod tests {
     fn literal_pow10_from_tables_or_conversion() {
         let exponents = (0..32).chain((-10..=9).map(|k| 32 * k));
         for e in exponents {
-            assert_eq!(F64::table_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
-            assert_eq!(F64::literal_pow10(e), F64::table_pow10(e), "1e{e}");
+            assert_eq!(
+                F64::literal_pow10(e),
+                F64::from_decimal(false, 1, e),
+                "1e{e}"
+            );
         }
-        // `go_pow10` on 32-bit targets (the conversion, no range check) gives Go's result
-        // (the range check, then the tables) for every exponent.
+        // The 32-bit form of the first 32 entries.
+        for e in 0..32 {
+            assert_eq!(F64::small_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
+        }
+        // `go_pow10` is Go's `math.Pow10` (the range check, then the tables) for every
+        // exponent: here with each table entry converted from its literal.
         let exponents = (-1000..=1000).chain([i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 31]);
         for n in exponents {
             let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
             let big = F64::from_decimal(false, 1, q.wrapping_mul(32));
             let small = F64::from_decimal(false, 1, r.wrapping_abs());
-            let converted = if n >= 0 {
+            let converted = if n > 308 {
+                F64::INFINITY
+            } else if n < -323 {
+                F64::ZERO
+            } else if n >= 0 {
                 big.mul(small)
             } else {
                 big.div(small)
