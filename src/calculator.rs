@@ -214,7 +214,9 @@ fn pod_pass<'a, const WIDE: bool>(
     let mut request_sum = Sum::default();
     // The last successful request, reused while consecutive pods share their container and
     // pod-level request slices (pods of one template, as callers that build their pods from
-    // one spec pass them). Same slices, same data: the result is exact.
+    // one spec pass them). Same slices, same data: the result is exact. `WIDE` forms only:
+    // on a Cortex-M0 the cache was about 100 bytes of code, and flash is scarcer there than
+    // the time of one request per pod.
     let mut cached: Option<CachedRequest<'a>> = None;
     // `WIDE`: Σ of ready pods' values and requests (fewer than 2^63 terms below 2^63 in
     // magnitude: they cannot overflow).
@@ -254,14 +256,17 @@ fn pod_pass<'a, const WIDE: bool>(
             None => 0,
             Some(resource) => match cached {
                 Some((containers, pod_level, milli))
-                    if same_containers(containers, pod.containers, container.is_some())
+                    if WIDE
+                        && same_containers(containers, pod.containers, container.is_some())
                         && same_pod_level(pod_level, pod.requests) =>
                 {
                     milli
                 }
                 _ => match pod_request(pod, container, resource) {
                     Ok(milli) => {
-                        cached = Some((pod.containers, pod.requests, milli));
+                        if WIDE {
+                            cached = Some((pod.containers, pod.requests, milli));
+                        }
                         milli
                     }
                     Err(e) => {
