@@ -768,12 +768,14 @@ impl Generations {
     }
 
     fn newest_mut(&mut self) -> Option<&mut Summary> {
-        self.slots.get_mut(usize::from(self.len).checked_sub(1)?)
+        self.slots.get_mut(usize::from(self.len).wrapping_sub(1))
     }
 
     /// The newest folded instant.
     fn newest(&self) -> Option<i64> {
-        self.iter().last().map(|g| g.at)
+        // `len - 1` wraps to no slot when there is none.
+        let newest = self.slots.get(usize::from(self.len).wrapping_sub(1))?;
+        Some(newest.at)
     }
 
     /// Drops the oldest summary.
@@ -791,7 +793,8 @@ impl Generations {
 
     /// Keeps the generations not before `from` (`None`: none is kept).
     fn prune(&mut self, from: Option<i64>) {
-        while let Some(oldest) = self.iter().next() {
+        while self.len > 0 {
+            let [oldest, ..] = &self.slots;
             if from.is_some_and(|from| oldest.at >= from) {
                 break;
             }
@@ -851,23 +854,27 @@ fn generation_span(retention: Duration) -> u64 {
     millis.wrapping_add(SPANS - 1) / SPANS
 }
 
-/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is. Not
-/// inlined on small targets: three call sites in one reconcile.
+/// The lowest instant strictly after `now - window` when `after`, else not before it; `None`
+/// when no `i64` instant is. Not inlined on small targets: one routine for every window.
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-fn first_after(now: Instant, window: Duration) -> Option<i64> {
+fn first_in(now: Instant, window: Duration, after: bool) -> Option<i64> {
     match now.millis().checked_sub(window.as_millis()) {
-        Some(cutoff) => cutoff.checked_add(1),
+        Some(cutoff) => cutoff.checked_add(i64::from(after)),
         // Below every instant when the window is positive, above every one otherwise.
         None => (window.as_millis() > 0).then_some(i64::MIN),
     }
 }
 
+/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is.
+#[inline(always)]
+fn first_after(now: Instant, window: Duration) -> Option<i64> {
+    first_in(now, window, true)
+}
+
 /// The lowest instant not before `now - window`, `None` when no `i64` instant is.
+#[inline(always)]
 fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
-    match now.millis().checked_sub(window.as_millis()) {
-        Some(cutoff) => Some(cutoff),
-        None => (window.as_millis() > 0).then_some(i64::MIN),
-    }
+    first_in(now, window, false)
 }
 
 /// The latest instant of some rings and summaries.
