@@ -402,8 +402,31 @@ fn selector_invalid(spec: &MetricSpec<'_>) -> bool {
 }
 
 /// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
-#[inline(never)]
 pub fn evaluate_metric<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    spec: &'a MetricSpec<'a>,
+    values: &MetricValues<'a>,
+) -> MetricOutcome<'a> {
+    let mut outcome = fail(spec, MetricFailure::InvalidSource);
+    evaluate_metric_into(&mut outcome, ctx, spec, values);
+    outcome
+}
+
+/// [`evaluate_metric`] into `out`: the reconcile evaluates straight into its decision's
+/// slot (a returned outcome went through a 56-byte temporary and a copy).
+#[inline(never)]
+pub(crate) fn evaluate_metric_into<'a>(
+    out: &mut MetricOutcome<'a>,
+    ctx: &CalcContext<'_, 'a>,
+    spec: &'a MetricSpec<'a>,
+    values: &MetricValues<'a>,
+) {
+    *out = outcome(ctx, spec, values);
+}
+
+/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out`.
+#[inline(always)]
+fn outcome<'a>(
     ctx: &CalcContext<'_, 'a>,
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
@@ -467,7 +490,7 @@ pub fn evaluate_metric<'a>(
 }
 
 /// A failed metric's outcome.
-fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> MetricOutcome<'a> {
+pub(crate) fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> MetricOutcome<'a> {
     MetricOutcome::Error(MetricError { spec, failure })
 }
 
@@ -491,6 +514,28 @@ pub struct Combined<'a> {
 /// Combines per-metric outcomes (spec 6.4): the maximum wins; ties keep the earliest, except
 /// that while the running result is 0 every later valid metric replaces it.
 pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a> {
+    let t = tally(outcomes, current);
+    Combined {
+        replicas: t.replicas,
+        winner: t.winner.map(|(i, _)| i),
+        invalid: t.invalid,
+        first_error: t.first_error.copied(),
+        failed: t.failed,
+    }
+}
+
+/// [`combine`] by reference, for the reconcile: the winner and the first error stay where
+/// they are (no copy of a 32-byte error through a temporary).
+pub(crate) struct Tally<'o, 'a> {
+    pub replicas: i32,
+    pub winner: Option<(usize, &'o MetricProposal<'a>)>,
+    pub invalid: usize,
+    pub first_error: Option<&'o MetricError<'a>>,
+    pub failed: bool,
+}
+
+/// [`combine`]'s rule (spec 6.4).
+pub(crate) fn tally<'o, 'a>(outcomes: &'o [MetricOutcome<'a>], current: i32) -> Tally<'o, 'a> {
     let mut replicas = 0;
     let mut winner = None;
     let mut invalid = 0_usize;
@@ -498,19 +543,19 @@ pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a>
     for (i, outcome) in outcomes.iter().enumerate() {
         match outcome {
             MetricOutcome::Error(e) => {
-                first_error.get_or_insert(*e);
+                first_error.get_or_insert(e);
                 invalid = invalid.saturating_add(1);
             }
             MetricOutcome::Proposal(p) => {
                 if replicas == 0 || p.replicas > replicas {
                     replicas = p.replicas;
-                    winner = Some(i);
+                    winner = Some((i, p));
                 }
             }
         }
     }
     let failed = invalid >= outcomes.len() || (invalid > 0 && replicas < current);
-    Combined {
+    Tally {
         replicas,
         winner,
         invalid,
