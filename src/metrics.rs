@@ -39,6 +39,12 @@ fn milli(q: Option<Quantity>) -> Option<i64> {
 /// `None` when the spec names no usable target (only possible past validation for Object
 /// metrics whose `target.type` does not match the populated field).
 pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
+    route_and_selector(spec).map(|(route, _)| route)
+}
+
+/// [`route`], and whether the metric's label selector cannot be converted (never for
+/// resource metrics): one match on the source type for both.
+fn route_and_selector<'a>(spec: &MetricSpec<'a>) -> Option<(Route<'a>, bool)> {
     let pods = |resource, container, target| Route::Pods {
         resource,
         container,
@@ -57,42 +63,39 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
         Some(MetricSourceType::Resource) => spec
             .resource
             .as_ref()
-            .and_then(|r| Some(pods(Some(r.name), None, resource_target(&r.target)?))),
+            .and_then(|r| Some((pods(Some(r.name), None, resource_target(&r.target)?), false))),
         Some(MetricSourceType::ContainerResource) => {
             spec.container_resource.as_ref().and_then(|r| {
-                Some(pods(
-                    Some(r.name),
-                    Some(r.container),
-                    resource_target(&r.target)?,
+                Some((
+                    pods(Some(r.name), Some(r.container), resource_target(&r.target)?),
+                    false,
                 ))
             })
         }
-        Some(MetricSourceType::Pods) => spec
-            .pods
-            .as_ref()
-            .and_then(|p| milli(p.target.average_value))
-            .map(|target| pods(None, None, PodTarget::Average(target))),
+        Some(MetricSourceType::Pods) => spec.pods.as_ref().and_then(|p| {
+            let target = milli(p.target.average_value)?;
+            Some((
+                pods(None, None, PodTarget::Average(target)),
+                p.metric.selector_invalid,
+            ))
+        }),
+        // Only the target field that is used is read.
         Some(MetricSourceType::Object) => spec.object.as_ref().and_then(|o| {
-            match (
-                o.target.type_,
-                milli(o.target.value),
-                milli(o.target.average_value),
-            ) {
-                (Some(MetricTargetType::Value), Some(target), _) => {
-                    Some(usage(false, false, target))
+            let route = match o.target.type_ {
+                Some(MetricTargetType::Value) => usage(false, false, milli(o.target.value)?),
+                Some(MetricTargetType::AverageValue) => {
+                    usage(false, true, milli(o.target.average_value)?)
                 }
-                (Some(MetricTargetType::AverageValue), _, Some(target)) => {
-                    Some(usage(false, true, target))
-                }
-                _ => None,
-            }
+                _ => return None,
+            };
+            Some((route, o.metric.selector_invalid))
         }),
         Some(MetricSourceType::External) => spec.external.as_ref().and_then(|e| {
-            match (milli(e.target.average_value), milli(e.target.value)) {
-                (Some(target), _) => Some(usage(true, true, target)),
-                (None, Some(target)) => Some(usage(true, false, target)),
-                _ => None,
-            }
+            let route = match milli(e.target.average_value) {
+                Some(target) => usage(true, true, target),
+                None => usage(true, false, milli(e.target.value)?),
+            };
+            Some((route, e.metric.selector_invalid))
         }),
         None => None,
     }
@@ -390,17 +393,6 @@ impl fmt::Display for MetricError<'_> {
     }
 }
 
-fn selector_invalid(spec: &MetricSpec<'_>) -> bool {
-    match spec.type_ {
-        Some(MetricSourceType::Pods) => spec.pods.is_some_and(|p| p.metric.selector_invalid),
-        Some(MetricSourceType::Object) => spec.object.is_some_and(|o| o.metric.selector_invalid),
-        Some(MetricSourceType::External) => {
-            spec.external.is_some_and(|e| e.metric.selector_invalid)
-        }
-        _ => false,
-    }
-}
-
 /// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
 pub fn evaluate_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
@@ -431,13 +423,14 @@ fn outcome<'a>(
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
-    let route = route(spec);
+    let checked = route_and_selector(spec);
+    let route = checked.map(|(route, _)| route);
     // One exit for every failure (each inlined exit copies the failure into the outcome).
     let calculate = || {
-        let Some(route) = route else {
+        let Some((route, selector_invalid)) = checked else {
             return Err(MetricFailure::InvalidSource);
         };
-        if selector_invalid(spec) {
+        if selector_invalid {
             return Err(MetricFailure::InvalidSelector);
         }
         match (route, values) {
