@@ -141,9 +141,7 @@ fn exact_cmp(ratio: &Ratio, minus: bool, tol: Option<&Tolerance>) -> Option<Orde
         return None;
     };
     let (m, e) = tol.map_or((0, 0), Tolerance::decimal);
-    let num = exact::Signed::product(num, 1);
-    let den = exact::Signed::product(den, i64::from(scale));
-    exact::cmp_ratio(num, den, minus, m, e)
+    exact::cmp_ratio(num, den, scale, minus, m, e)
 }
 
 /// How [`exact_quotient`] rounds, and the integer type it saturates to.
@@ -168,8 +166,10 @@ fn exact_quotient(a: i64, b: i64, c: i64, d: i32, rounding: Rounding) -> i64 {
         i64::from(i32::MAX)
     };
     exact::quotient(
-        exact::Signed::product(a, b),
-        exact::Signed::product(c, i64::from(d)),
+        a,
+        b,
+        c,
+        i64::from(d),
         high,
         rounding != Rounding::TowardZero32,
     )
