@@ -76,16 +76,13 @@ pub(crate) fn cmp_ratio(
 /// zero denominator gives the bound of the numerator's sign (upstream's ±Inf converted with
 /// saturation), or 0 for `0/0` (NaN).
 pub(crate) fn quotient(a: i64, b: i64, c: i64, d: i64, high: i64, ceil: bool) -> i64 {
-    let low = (-1_i64).wrapping_sub(high);
-    if c == 0 || d == 0 {
-        return if a == 0 || b == 0 {
-            0
-        } else if (a ^ b) < 0 {
-            low
-        } else {
-            high
-        };
+    if a == 0 || b == 0 {
+        return 0;
     }
+    // The quotient's sign (that of an xor is the xor of the signs); a zero denominator has
+    // none.
+    let den_negative = c != 0 && d != 0 && (c ^ d) < 0;
+    let negative = ((a ^ b) < 0) != den_negative;
     // |a × b| compared with |c × d| × q (q set before each comparison): below 2^126 and
     // 2^126 × 2^64.
     let mut terms = [(0, 1, [a, b], false), (0, 0, [c, d], true)];
@@ -94,8 +91,8 @@ pub(crate) fn quotient(a: i64, b: i64, c: i64, d: i64, high: i64, ceil: bool) ->
         compare(&terms)
     };
     // q = floor(|a × b| / |c × d|), found bit by bit from 2^bits down (q <= 2^(bits + 1) - 1,
-    // below 2^64): the largest q with |c × d| × q <= |a × b|. A comparison per bit: no wide
-    // division.
+    // below 2^64): the largest q with |c × d| × q <= |a × b|, all ones when c × d = 0 (a
+    // saturated result). A comparison per bit: no wide division.
     let top = high.unsigned_abs().wrapping_add(1);
     let mut q: u64 = 0;
     let mut bit = top;
@@ -105,20 +102,15 @@ pub(crate) fn quotient(a: i64, b: i64, c: i64, d: i64, high: i64, ceil: bool) ->
         }
         bit >>= 1;
     }
-    // The quotient's sign: that of an xor is the xor of the signs (a zero numerator gives 0
-    // either way).
-    if (a ^ b ^ c ^ d) < 0 {
-        // A negative quotient: its ceiling is its truncation toward zero.
-        if q >= top {
-            low
-        } else {
-            (q as i64).wrapping_neg()
-        }
+    // From 2^bits up every result saturates (a negative quotient's bound is that far from
+    // zero); a negative quotient's ceiling is its truncation toward zero.
+    let r = q.min(top);
+    (if negative {
+        r.wrapping_neg()
     } else {
         let inexact = ceil && vs(q) != Ordering::Equal;
-        q.saturating_add(u64::from(inexact))
-            .min(high.unsigned_abs()) as i64
-    }
+        r.wrapping_add(u64::from(inexact)).min(top.wrapping_sub(1))
+    }) as i64
 }
 
 #[cfg(test)]
