@@ -95,10 +95,9 @@ impl Ratio {
             }
             #[cfg(feature = "exact")]
             Ratio::Exact { .. } => {
-                let low = exact_cmp(&self, true, Some(&tol.down));
-                let high = exact_cmp(&self, false, Some(&tol.up));
-                low.is_some_and(|o| o != Ordering::Less)
-                    && high.is_some_and(|o| o != Ordering::Greater)
+                exact_cmp(&self, true, Some(&tol.down)).is_some_and(|o| o != Ordering::Less)
+                    && exact_cmp(&self, false, Some(&tol.up))
+                        .is_some_and(|o| o != Ordering::Greater)
             }
         }
     }
@@ -197,11 +196,13 @@ pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
 
 /// `float64(sum) >= float64(MaxInt64)` (External per-pod status usage cap).
 pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
-    if exact(mode) {
-        return sum == i64::MAX;
+    // float64(MaxInt64) is 2^63; an i64 rounds to it from 2^63 - 2^9 up. Exactly, only
+    // MaxInt64 reaches it.
+    sum >= if exact(mode) {
+        i64::MAX
+    } else {
+        i64::MAX - 511
     }
-    // float64(MaxInt64) is 2^63; an i64 rounds to it from 2^63 - 2^9 up.
-    sum >= i64::MAX - 511
 }
 
 /// `float64(100)`, as a constant: no conversion at run time.
