@@ -10,7 +10,9 @@ use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::Hpa;
 use crate::history::History;
 use crate::input::Observation;
-use crate::metrics::{self, InvalidMetricsError, MetricName, MetricOutcome, MAX_METRICS};
+use crate::metrics::{
+    self, InvalidMetricsError, MetricFailure, MetricName, MetricOutcome, MAX_METRICS,
+};
 use crate::normalize::{self, Bounds, NormalizationDetail};
 use crate::settings::{Arithmetic, Settings};
 use crate::time::Instant;
@@ -499,16 +501,23 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         };
         let specs = hpa.metrics();
         for (spec, values) in specs.iter().zip(obs.metrics.iter()) {
-            // Cannot fail: `specs.len() <= MAX_METRICS` was checked.
-            let _ = decision
+            // Cannot fail: `specs.len() <= MAX_METRICS` was checked. A placeholder is pushed
+            // and overwritten in place: no 56-byte temporary and copy per metric.
+            if decision
                 .metrics
-                .push(metrics::evaluate_metric(&ctx, spec, values));
+                .push(metrics::fail(spec, MetricFailure::InvalidSource))
+                .is_ok()
+            {
+                if let Some(slot) = decision.metrics.last_mut() {
+                    metrics::evaluate_metric_into(slot, &ctx, spec, values);
+                }
+            }
         }
-        let combined = metrics::combine(&decision.metrics, current);
+        let combined = metrics::tally(&decision.metrics, current);
         decision.metrics_error = combined.first_error.map(|first| InvalidMetricsError {
             invalid: combined.invalid,
             total: specs.len(),
-            first,
+            first: *first,
         });
         if combined.failed {
             if let Some(first) = combined.first_error {
@@ -533,10 +542,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         let mut winner = None;
         if combined.replicas > proposed {
             proposed = combined.replicas;
-            winner = combined.winner.and_then(|i| match decision.metrics.get(i) {
-                Some(MetricOutcome::Proposal(p)) => Some(p),
-                _ => None,
-            });
+            winner = combined.winner.map(|(_, p)| p);
         }
         decision.reason = if proposed > current {
             match winner {

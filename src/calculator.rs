@@ -214,7 +214,9 @@ fn pod_pass<'a, const WIDE: bool>(
     let mut request_sum = Sum::default();
     // The last successful request, reused while consecutive pods share their container and
     // pod-level request slices (pods of one template, as callers that build their pods from
-    // one spec pass them). Same slices, same data: the result is exact.
+    // one spec pass them). Same slices, same data: the result is exact. `WIDE` forms only:
+    // on a Cortex-M0 the cache was about 100 bytes of code, and flash is scarcer there than
+    // the time of one request per pod.
     let mut cached: Option<CachedRequest<'a>> = None;
     // `WIDE`: Σ of ready pods' values and requests (fewer than 2^63 terms below 2^63 in
     // magnitude: they cannot overflow).
@@ -254,14 +256,17 @@ fn pod_pass<'a, const WIDE: bool>(
             None => 0,
             Some(resource) => match cached {
                 Some((containers, pod_level, milli))
-                    if same_containers(containers, pod.containers, container.is_some())
+                    if WIDE
+                        && same_containers(containers, pod.containers, container.is_some())
                         && same_pod_level(pod_level, pod.requests) =>
                 {
                     milli
                 }
                 _ => match pod_request(pod, container, resource) {
                     Ok(milli) => {
-                        cached = Some((pod.containers, pod.requests, milli));
+                        if WIDE {
+                            cached = Some((pod.containers, pod.requests, milli));
+                        }
                         milli
                     }
                     Err(e) => {
@@ -442,18 +447,17 @@ pub(crate) fn pod_metric<'a, const WIDE: bool>(
         return Err(CalcError::Request(e));
     }
     let mode = ctx.settings.arithmetic;
-    let mut values = pass.value_sum;
-    let mut requests = pass.request_sum;
     let utilization = matches!(target, PodTarget::Utilization(_));
     // Orphan samples count in averages of plain values, not in utilization (whose raw value
     // is the ready pods' average).
     let first_entries = if utilization {
         pass.ready
     } else {
-        values.add_sum(pass.orphan_sum);
+        pass.value_sum.add_sum(pass.orphan_sum);
         entries
     };
-    let (ratio, percent, raw_milli) = measure(mode, target, values, requests, first_entries)?;
+    let (ratio, percent, raw_milli) =
+        measure(mode, target, &pass, first_entries).ok_or(CalcError::NoMatchingRequests)?;
 
     // Without missing pods, and unless unready pods are to be counted on a scale-up, the
     // first pass decides (spec 10.1 f): the current count inside the tolerance band, else
@@ -465,24 +469,29 @@ pub(crate) fn pod_metric<'a, const WIDE: bool>(
     );
     let scale_up_with_unready = pass.unready > 0 && above;
     let second = scale_up_with_unready || pass.missing != 0;
+    let second_ratio;
     let (new_ratio, n) = if second {
         // Second pass: missing pods count as at the target below it (utilization: their
         // request × max(target, 100 %)) and as 0 above it; unready pods as 0 on a scale-up.
         let mut entries = entries;
         if below || above {
             entries = entries.wrapping_add(pass.missing);
-            requests.add_sum(pass.missing_requests);
+            pass.request_sum.add_sum(pass.missing_requests);
             if below {
-                values.add_sum(pass.missing_fill);
+                pass.value_sum.add_sum(pass.missing_fill);
             }
         }
         if scale_up_with_unready {
             entries = entries.wrapping_add(pass.unready);
-            requests.add_sum(pass.unready_requests);
+            pass.request_sum.add_sum(pass.unready_requests);
         }
-        (measure(mode, target, values, requests, entries)?.0, entries)
+        let Some((ratio, ..)) = measure(mode, target, &pass, entries) else {
+            return Err(CalcError::NoMatchingRequests);
+        };
+        second_ratio = ratio;
+        (&second_ratio, entries)
     } else {
-        (ratio, pass.ready)
+        (&ratio, pass.ready)
     };
     let (replicas, within_tolerance) = proposal(ctx, (below, above), new_ratio, count(n), second);
     Ok(Calculation {
@@ -493,32 +502,35 @@ pub(crate) fn pod_metric<'a, const WIDE: bool>(
     })
 }
 
-/// The ratio of the sums (clamped to `int64` where upstream stores them) to the target,
-/// the utilization in percent (utilization targets), and `values / entries`.
+/// The ratio of the pass's value and request sums (clamped to `int64` where upstream stores
+/// them) to the target, the utilization in percent (utilization targets), and
+/// `values / entries`; `None` for a zero sum of requests (upstream's `NoMatchingRequests`).
 /// Utilization: `GetResourceUtilizationRatio`, the truncated percent and its ratio to the
 /// target; average values: the average's ratio to the target.
+// On a Cortex-M0: the sums are read from the pass in memory (sums passed by value or by
+// reference to a lone `Sum` were copied to the stack at each call), and an `Option` is
+// read in place where a `Result` with a `CalcError` was copied out with `memcpy`.
 #[inline(never)]
-fn measure<'a>(
+fn measure(
     mode: crate::settings::Arithmetic,
     target: PodTarget,
-    values: Sum,
-    requests: Sum,
+    pass: &PodPass<'_>,
     entries: usize,
-) -> Result<(Ratio, Option<i32>, i64), CalcError<'a>> {
-    let values = clamped(values);
+) -> Option<(Ratio, Option<i32>, i64)> {
+    let values = clamped(pass.value_sum);
     let average = values.checked_div(count(entries)).unwrap_or(0);
     let (num, den, percent) = match target {
         PodTarget::Utilization(target_percent) => {
-            let requests = clamped(requests);
+            let requests = clamped(pass.request_sum);
             if requests == 0 {
-                return Err(CalcError::NoMatchingRequests);
+                return None;
             }
             let percent = percent_ratio(values, requests);
             (i64::from(percent), i64::from(target_percent), Some(percent))
         }
         PodTarget::Average(milli) => (average, milli, None),
     };
-    Ok((arith::ratio(mode, num, den), percent, average))
+    Some((arith::ratio(mode, num, den), percent, average))
 }
 
 /// `trunc(value × percent / 100)` clamped to `i64`, for `percent >= 0`: the magnitude's
@@ -569,11 +581,11 @@ fn percent_ratio(values: i64, requests: i64) -> i32 {
 /// current count: after the first pass (spec 10.1 f), the current count inside the band,
 /// else `ceil(ratio × count)`; after the `second` (spec 10.1 i-k), also the current count
 /// when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the proposal
-/// moved against the new ratio.
+/// moved against the new ratio. The ratio by reference: either pass's, without a copy.
 fn proposal(
     ctx: &CalcContext<'_, '_>,
     (below, above): (bool, bool),
-    new_ratio: Ratio,
+    new_ratio: &Ratio,
     count: i64,
     second: bool,
 ) -> (i32, bool) {

@@ -173,18 +173,18 @@ impl Conditions {
 
     /// Removes a condition.
     pub fn remove(&mut self, type_: ConditionType) {
-        // Compaction by hand: `retain`'s panic-safe algorithm is bigger.
-        let mut kept = 0;
-        for i in 0..self.list.len() {
-            let Some(&c) = self.list.get(i) else { break };
-            if c.type_ != type_ {
-                if let Some(slot) = self.list.get_mut(kept) {
-                    *slot = c;
-                }
-                kept = kept.wrapping_add(1);
+        // A type is listed at most once (`set` updates in place): shift the later ones down.
+        // By hand: `Vec::remove` can panic and `retain`'s panic-safe algorithm is bigger.
+        let Some(mut i) = self.list.iter().position(|c| c.type_ == type_) else {
+            return;
+        };
+        while let Some(&next) = self.list.get(i.wrapping_add(1)) {
+            if let Some(slot) = self.list.get_mut(i) {
+                *slot = next;
             }
+            i = i.wrapping_add(1);
         }
-        self.list.truncate(kept);
+        self.list.truncate(i);
     }
 
     /// The condition of this type, if set.
@@ -275,5 +275,15 @@ mod tests {
             format!("{:?}", Conditions::new()),
             "Conditions { list: [] }"
         );
+        // Removal from the middle and from the end keeps the others in order.
+        c.remove(ConditionType::ScaledToZero);
+        assert_eq!(
+            types(&c),
+            [ConditionType::ScalingActive, ConditionType::ScalingLimited]
+        );
+        c.remove(ConditionType::ScalingLimited);
+        assert_eq!(types(&c), [ConditionType::ScalingActive]);
+        c.remove(ConditionType::ScalingActive);
+        assert_eq!(c, Conditions::new());
     }
 }

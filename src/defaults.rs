@@ -86,18 +86,20 @@ fn resolve_rules<'a>(
     default_window: Option<i32>,
 ) -> ResolvedRules<'a> {
     // Field by field through the reference: no copy of the rules (their tolerance quantity
-    // alone is 24 bytes).
-    ResolvedRules {
-        stabilization_window_seconds: rules
-            .and_then(|r| r.stabilization_window_seconds)
-            .or(default_window),
-        select_policy: rules
-            .and_then(|r| r.select_policy)
-            .unwrap_or(SelectPolicy::Max),
-        policies: rules.and_then(|r| r.policies).unwrap_or(default_policies),
-        tolerance: rules
-            .and_then(|r| r.tolerance.as_ref())
-            .and_then(Tolerance::from_quantity),
+    // alone is 24 bytes). One test of `rules`, not one per field.
+    match rules {
+        Some(r) => ResolvedRules {
+            stabilization_window_seconds: r.stabilization_window_seconds.or(default_window),
+            select_policy: r.select_policy.unwrap_or(SelectPolicy::Max),
+            policies: r.policies.unwrap_or(default_policies),
+            tolerance: r.tolerance.as_ref().and_then(Tolerance::from_quantity),
+        },
+        None => ResolvedRules {
+            stabilization_window_seconds: default_window,
+            select_policy: SelectPolicy::Max,
+            policies: default_policies,
+            tolerance: None,
+        },
     }
 }
 
@@ -147,12 +149,18 @@ impl<'a> Hpa<'a> {
         } else {
             spec.metrics
         };
-        Hpa {
+        let mut hpa = Hpa {
             min_replicas: spec.min_replicas.unwrap_or(1),
             max_replicas: spec.max_replicas,
             metrics,
-            behavior: spec.behavior.as_ref().map(resolve_behavior),
+            behavior: None,
+        };
+        // Assigned afterwards: inside the literal, the 112-byte behavior went through a
+        // temporary and a copy.
+        if let Some(b) = &spec.behavior {
+            hpa.behavior = Some(resolve_behavior(b));
         }
+        hpa
     }
 
     /// `minReplicas` after defaulting.

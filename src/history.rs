@@ -768,12 +768,14 @@ impl Generations {
     }
 
     fn newest_mut(&mut self) -> Option<&mut Summary> {
-        self.slots.get_mut(usize::from(self.len).checked_sub(1)?)
+        self.slots.get_mut(usize::from(self.len).wrapping_sub(1))
     }
 
     /// The newest folded instant.
     fn newest(&self) -> Option<i64> {
-        self.iter().last().map(|g| g.at)
+        // `len - 1` wraps to no slot when there is none.
+        let newest = self.slots.get(usize::from(self.len).wrapping_sub(1))?;
+        Some(newest.at)
     }
 
     /// Drops the oldest summary.
@@ -791,7 +793,8 @@ impl Generations {
 
     /// Keeps the generations not before `from` (`None`: none is kept).
     fn prune(&mut self, from: Option<i64>) {
-        while let Some(oldest) = self.iter().next() {
+        while self.len > 0 {
+            let [oldest, ..] = &self.slots;
             if from.is_some_and(|from| oldest.at >= from) {
                 break;
             }
@@ -851,23 +854,27 @@ fn generation_span(retention: Duration) -> u64 {
     millis.wrapping_add(SPANS - 1) / SPANS
 }
 
-/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is. Not
-/// inlined on small targets: three call sites in one reconcile.
+/// The lowest instant strictly after `now - window` when `after`, else not before it; `None`
+/// when no `i64` instant is. Not inlined on small targets: one routine for every window.
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-fn first_after(now: Instant, window: Duration) -> Option<i64> {
+fn first_in(now: Instant, window: Duration, after: bool) -> Option<i64> {
     match now.millis().checked_sub(window.as_millis()) {
-        Some(cutoff) => cutoff.checked_add(1),
+        Some(cutoff) => cutoff.checked_add(i64::from(after)),
         // Below every instant when the window is positive, above every one otherwise.
         None => (window.as_millis() > 0).then_some(i64::MIN),
     }
 }
 
+/// The lowest instant strictly after `now - window`, `None` when no `i64` instant is.
+#[inline(always)]
+fn first_after(now: Instant, window: Duration) -> Option<i64> {
+    first_in(now, window, true)
+}
+
 /// The lowest instant not before `now - window`, `None` when no `i64` instant is.
+#[inline(always)]
 fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
-    match now.millis().checked_sub(window.as_millis()) {
-        Some(cutoff) => Some(cutoff),
-        None => (window.as_millis() > 0).then_some(i64::MIN),
-    }
+    first_in(now, window, false)
 }
 
 /// The latest instant of some rings and summaries.
@@ -918,43 +925,55 @@ fn record(
     }
 }
 
-/// The lowest and highest recommendations of a window: stored (`low`, `high`) and folded
-/// (`folded_low`, `folded_high`); `i32::MAX` and `i32::MIN` where there are none.
-#[derive(Clone, Copy)]
-struct WindowBounds {
-    low: i32,
-    high: i32,
-    folded_low: i32,
-    folded_high: i32,
-}
-
-/// Whether [`History::stabilize_behavior`] reads both windows in one pass: on 64-bit hosts,
-/// where the scans are the hot path. Small targets read each window with
-/// [`window_bounds`], the legacy path's routine: less code.
+/// Whether [`History::stabilize`] reads both windows in one pass: on 64-bit hosts, where
+/// the scans are the hot path. Small targets read each window with [`window`]: less code.
 const ONE_PASS: bool = cfg!(target_pointer_width = "64");
 
-/// The [`WindowBounds`] of the recommendations in `region` not before `from` (none for
-/// `None`). Not inlined on small targets: the stabilizations' one scan (three calls).
+/// What the entries of a window add up to: the stored ones, and the folded ones merged as
+/// their ring's kind (see [`Summary::merge`]). `repr(C)`: [`totals`] writes `stored` in
+/// place.
+#[repr(C)]
+struct Window {
+    stored: Totals,
+    /// The lowest (`a`) and highest (`b`) folded recommendation, or the replicas added (`a`)
+    /// and deleted (`b`) by folded events: `i32::MAX`, `i32::MIN` or zeros without any.
+    folded_a: i32,
+    folded_b: i32,
+    /// Some summary falls in the window.
+    any_folded: bool,
+}
+
+/// The [`Window`] of the entries of a ring of `kind` not before `from` (none for `None`):
+/// `added` and `deleted` only for events. Not inlined on small targets: one routine for the
+/// stabilizations and the policy periods.
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-fn window_bounds(
+fn window(
     region: &Region,
     bytes: &[u8],
-    folded: &Generations,
+    generations: &Generations,
+    kind: Kind,
     from: Option<i64>,
-) -> WindowBounds {
+) -> Window {
     let end = region.used();
     let start = from.map_or(end, |from| region.seek::<BOTH_ENDS>(bytes, from));
-    let t = totals::<RUNS>(region, bytes, start, end, false);
-    let mut w = WindowBounds {
-        low: t.low,
-        high: t.high,
-        folded_low: i32::MAX,
-        folded_high: i32::MIN,
+    let events = kind == Kind::Events;
+    let mut w = Window {
+        stored: totals::<RUNS>(region, bytes, start, end, events),
+        // The identity of the merge: no minimum and maximum, or zero sums.
+        folded_a: if events { 0 } else { i32::MAX },
+        folded_b: if events { 0 } else { i32::MIN },
+        any_folded: false,
     };
-    for g in folded.iter() {
+    for g in generations.iter() {
         if from.is_some_and(|from| g.at >= from) {
-            w.folded_low = w.folded_low.min(g.a);
-            w.folded_high = w.folded_high.max(g.b);
+            w.any_folded = true;
+            if events {
+                w.folded_a = w.folded_a.saturating_add(g.a);
+                w.folded_b = w.folded_b.saturating_add(g.b);
+            } else {
+                w.folded_a = w.folded_a.min(g.a);
+                w.folded_b = w.folded_b.max(g.b);
+            }
         }
     }
     w
@@ -973,6 +992,15 @@ pub(crate) struct PeriodChanges {
 pub(crate) enum LimitDirection {
     Up,
     Down,
+}
+
+/// Which stabilization [`History::stabilize`] does.
+#[derive(Clone, Copy)]
+pub(crate) enum Stabilization {
+    /// The legacy path's downscale window.
+    Legacy(Duration),
+    /// A behavior's scale-up and scale-down windows.
+    Behavior(Duration, Duration),
 }
 
 /// The bounds a stabilization found.
@@ -1050,47 +1078,34 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
     }
 
-    /// Legacy stabilization (spec 12.1): the maximum of `desired` and every recommendation
-    /// not before `now - window`. The caller then records `desired` (one call for both
-    /// stabilizations).
+    /// Stabilization; the caller then records `desired` (one call for both paths).
     ///
-    /// When folded recommendations fall in the window, upstream's maximum lies somewhere
-    /// between the ring's maximum and the summary's `high`; the result is then `current`
-    /// clamped into that range, which never moves further than upstream (a stale high value
-    /// must not scale the target up) and is reported as overflowed.
-    pub(crate) fn stabilize_legacy(
+    /// Legacy (spec 12.1): the maximum of `desired` and every recommendation not before
+    /// `now - window`. When folded recommendations fall in the window, upstream's maximum
+    /// lies somewhere between the ring's maximum and the summary's `high`; the result is then
+    /// `current` clamped into that range, which never moves further than upstream (a stale
+    /// high value must not scale the target up) and is reported as overflowed.
+    ///
+    /// Behavior (spec 13.1): `current` clamped into
+    /// `[min over the up window, max over the down window]` (both including `desired`).
+    ///
+    /// One routine: the legacy path is the behavior's scale-down half without a scale-up
+    /// window, its lower bound raised to the upper one.
+    pub(crate) fn stabilize(
         &self,
         desired: i32,
         current: i32,
         now: Instant,
-        window: Duration,
+        windows: Stabilization,
     ) -> Stabilized {
-        let w = self.recommendation_bounds(first_not_before(now, window));
-        let low = desired.max(w.high);
-        let high = low.max(w.folded_high);
-        Stabilized {
-            replicas: current.max(low).min(high),
-            overflowed: high != low,
-            low,
-            high,
-        }
-    }
-
-    /// Behavior stabilization (spec 13.1): `current` clamped into
-    /// `[min over the up window, max over the down window]` (both including `desired`). The
-    /// caller then records `desired`.
-    pub(crate) fn stabilize_behavior(
-        &self,
-        desired: i32,
-        current: i32,
-        now: Instant,
-        up_window: Duration,
-        down_window: Duration,
-    ) -> Stabilized {
-        let (up_from, down_from) = (first_after(now, up_window), first_after(now, down_window));
+        let (up_from, down_from) = match windows {
+            Stabilization::Legacy(window) => (None, first_not_before(now, window)),
+            Stabilization::Behavior(up, down) => (first_after(now, up), first_after(now, down)),
+        };
+        let legacy = matches!(windows, Stabilization::Legacy(_));
         let (mut up, mut down) = (desired, desired);
-        let (mut folded_up, mut folded_down) = (i32::MAX, i32::MIN);
-        if ONE_PASS {
+        let (folded_up, folded_down);
+        if ONE_PASS && !legacy {
             let ring = &self.recommendations;
             let end = ring.used();
             let (up_start, down_start) = (
@@ -1108,29 +1123,37 @@ impl<const R: usize, const E: usize> History<R, E> {
             } else {
                 down = down.max(longer.high);
             }
+            let (mut fu, mut fd) = (i32::MAX, i32::MIN);
             for g in self.folded_recommendations.iter() {
                 if up_from.is_some_and(|f| g.at >= f) {
-                    folded_up = folded_up.min(g.a);
+                    fu = fu.min(g.a);
                 }
                 if down_from.is_some_and(|f| g.at >= f) {
-                    folded_down = folded_down.max(g.b);
+                    fd = fd.max(g.b);
                 }
             }
+            (folded_up, folded_down) = (fu, fd);
         } else {
-            // Each window on its own, with the legacy path's routine.
-            let (u, d) = (
-                self.recommendation_bounds(up_from),
-                self.recommendation_bounds(down_from),
-            );
-            up = up.min(u.low);
-            down = down.max(d.high);
-            (folded_up, folded_down) = (u.folded_low, d.folded_high);
+            // Each window on its own (the legacy path has no scale-up window: no scan).
+            let u = self.recommendation_window(up_from);
+            let d = self.recommendation_window(down_from);
+            up = up.min(u.stored.low);
+            down = down.max(d.stored.high);
+            (folded_up, folded_down) = (u.folded_a, d.folded_b);
+        }
+        if legacy {
+            up = down;
         }
         let stabilize = |low: i32, high: i32| current.max(low).min(high);
         let (exact_up, exact_down) = (up, down);
         (up, down) = (up.min(folded_up), down.max(folded_down));
         let replicas = stabilize(up, down);
-        let overflowed = replicas != stabilize(exact_up, exact_down);
+        // The legacy path reports any folded maximum above the exact one.
+        let overflowed = if legacy {
+            down != up
+        } else {
+            replicas != stabilize(exact_up, exact_down)
+        };
         Stabilized {
             replicas,
             overflowed,
@@ -1139,14 +1162,15 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
     }
 
-    /// The bounds of the recommendations not before `from` (none for `None`).
+    /// The [`Window`] of the recommendations not before `from` (none for `None`).
     #[inline]
-    fn recommendation_bounds(&self, from: Option<i64>) -> WindowBounds {
+    fn recommendation_window(&self, from: Option<i64>) -> Window {
         let ring = &self.recommendations;
-        window_bounds(
+        window(
             &ring.region,
             &ring.bytes,
             &self.folded_recommendations,
+            Kind::Recommendations,
             from,
         )
     }
@@ -1179,38 +1203,27 @@ impl<const R: usize, const E: usize> History<R, E> {
         period: Duration,
         direction: LimitDirection,
     ) -> PeriodChanges {
-        let Some(from) = first_after(now, period) else {
-            return PeriodChanges::default();
-        };
         let ring = &self.events;
-        let Totals {
-            mut added,
-            mut deleted,
-            ..
-        } = ring.totals(ring.seek(from), ring.used(), true);
-        let mut overflowed = false;
+        let w = window(
+            &ring.region,
+            &ring.bytes,
+            &self.folded_events,
+            Kind::Events,
+            first_after(now, period),
+        );
+        let (mut added, mut deleted) = (w.stored.added, w.stored.deleted);
         // Count folded events only where they shrink this direction's budget. Either way
         // upstream may count them differently (folded events of the other direction would
         // widen it), so the decision is reported. Every count is non-negative: saturating
         // each addition saturates the exact sum.
-        let budget = match direction {
-            LimitDirection::Up => &mut added,
-            LimitDirection::Down => &mut deleted,
-        };
-        for g in self.folded_events.iter() {
-            if g.at >= from {
-                overflowed = true;
-                let count = match direction {
-                    LimitDirection::Up => g.a,
-                    LimitDirection::Down => g.b,
-                };
-                *budget = budget.saturating_add(count);
-            }
+        match direction {
+            LimitDirection::Up => added = added.saturating_add(w.folded_a),
+            LimitDirection::Down => deleted = deleted.saturating_add(w.folded_b),
         }
         PeriodChanges {
             added,
             deleted,
-            overflowed,
+            overflowed: w.any_folded,
         }
     }
 
@@ -1544,7 +1557,12 @@ mod tests {
             h.seed(replicas, now, retention);
             let desired = i32::try_from(rng.below(u64::try_from(span).unwrap() + 1)).unwrap();
             let window = Duration::from_secs(3600);
-            h.stabilize_behavior(desired, replicas, now, window, window);
+            h.stabilize(
+                desired,
+                replicas,
+                now,
+                Stabilization::Behavior(window, window),
+            );
             h.push_recommendation(desired, now, retention);
             if rng.below(3) != 0 && desired != replicas {
                 h.record_scale_event(replicas, desired, now);
@@ -1556,7 +1574,7 @@ mod tests {
         }
     }
 
-    /// The behavior stabilization of small targets (each window with [`window_bounds`])
+    /// The behavior stabilization of small targets (each window with [`window`])
     /// equals the host's one pass, with and without folded recommendations.
     #[test]
     fn window_by_window_equals_one_pass() {
@@ -1571,11 +1589,11 @@ mod tests {
             let current = i32::try_from(rng.below(200)).unwrap() - 20;
             let up = windows[usize::try_from(rng.below(5)).unwrap()];
             let down = windows[usize::try_from(rng.below(5)).unwrap()];
-            let s = h.stabilize_behavior(desired, current, now, up, down);
-            let u = h.recommendation_bounds(first_after(now, up));
-            let d = h.recommendation_bounds(first_after(now, down));
-            let (exact_up, exact_down) = (desired.min(u.low), desired.max(d.high));
-            let (low, high) = (exact_up.min(u.folded_low), exact_down.max(d.folded_high));
+            let s = h.stabilize(desired, current, now, Stabilization::Behavior(up, down));
+            let u = h.recommendation_window(first_after(now, up));
+            let d = h.recommendation_window(first_after(now, down));
+            let (exact_up, exact_down) = (desired.min(u.stored.low), desired.max(d.stored.high));
+            let (low, high) = (exact_up.min(u.folded_a), exact_down.max(d.folded_b));
             let replicas = current.max(low).min(high);
             let overflowed = replicas != current.max(exact_up).min(exact_down);
             let expected = Stabilized {
@@ -1586,6 +1604,125 @@ mod tests {
             };
             assert_eq!(s, expected);
             h.push_recommendation(desired, now, Duration::from_secs(600));
+        }
+        assert!(h.has_folded());
+    }
+
+    /// Both stabilizations and the policy periods against a list model: the stored entries
+    /// and the kept summaries, each counted when its instant is in the window (computed in
+    /// `i128`), with and without folded entries, over windows of every kind.
+    #[test]
+    fn windows_equal_a_list_model() {
+        let mut rng = Rng(0x3d);
+        let mut h: History<48, 12> = History::new();
+        let mut at = i64::MIN + 100_000;
+        let windows = [0, 1, 14_999, 15_000, 60_000, 600_000, i64::MAX, -5].map(Duration);
+        let pick = |rng: &mut Rng| windows[usize::try_from(rng.below(8)).unwrap()];
+        let in_window = |at: i64, now: Instant, window: Duration, after: bool| {
+            let cutoff = i128::from(now.millis()) - i128::from(window.as_millis());
+            let at = i128::from(at);
+            if after {
+                at > cutoff
+            } else {
+                at >= cutoff
+            }
+        };
+        for round in 0..4000 {
+            // Mostly around the period, now and then far apart (also across the i64 range).
+            at = at.saturating_add(match rng.below(16) {
+                0 => i64::try_from(rng.next() >> 2).unwrap(),
+                1 => 0,
+                _ => i64::try_from(rng.below(40_000)).unwrap(),
+            });
+            let now = Instant(at);
+            let desired = i32::try_from(rng.below(300)).unwrap() - 100;
+            let current = i32::try_from(rng.below(300)).unwrap() - 100;
+            let stored: Vec<(i32, Instant)> = h.recommendations().collect();
+            let folded: Vec<Summary> = h.folded_recommendations.iter().copied().collect();
+            // Stored and folded bounds of a window: (min, max, folded min, folded max).
+            let bounds = |window: Duration, after: bool| {
+                let mut b = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+                for &(v, t) in &stored {
+                    if in_window(t.millis(), now, window, after) {
+                        (b.0, b.1) = (b.0.min(v), b.1.max(v));
+                    }
+                }
+                for g in &folded {
+                    if in_window(g.at, now, window, after) {
+                        (b.2, b.3) = (b.2.min(g.a), b.3.max(g.b));
+                    }
+                }
+                b
+            };
+            let clamp = |low: i32, high: i32| current.max(low).min(high);
+            // Legacy.
+            let window = pick(&mut rng);
+            let (_, max, _, folded_max) = bounds(window, false);
+            let low = desired.max(max);
+            let high = low.max(folded_max);
+            let expected = Stabilized {
+                replicas: clamp(low, high),
+                overflowed: high != low,
+                low,
+                high,
+            };
+            let legacy = h.stabilize(desired, current, now, Stabilization::Legacy(window));
+            assert_eq!(legacy, expected, "round {round}");
+            // Behavior.
+            let (up, down) = (pick(&mut rng), pick(&mut rng));
+            let (min, _, folded_min, _) = bounds(up, true);
+            let (_, max, _, folded_max) = bounds(down, true);
+            let (exact_low, exact_high) = (desired.min(min), desired.max(max));
+            let (low, high) = (exact_low.min(folded_min), exact_high.max(folded_max));
+            let expected = Stabilized {
+                replicas: clamp(low, high),
+                overflowed: clamp(low, high) != clamp(exact_low, exact_high),
+                low,
+                high,
+            };
+            let behavior = h.stabilize(desired, current, now, Stabilization::Behavior(up, down));
+            assert_eq!(behavior, expected, "round {round}");
+            // Policy periods.
+            let period = pick(&mut rng);
+            for direction in [LimitDirection::Up, LimitDirection::Down] {
+                let (mut added, mut deleted, mut overflowed) = (0_i64, 0_i64, false);
+                for (change, t) in h.scale_events() {
+                    if in_window(t.millis(), now, period, true) {
+                        if change > 0 {
+                            added += i64::from(change);
+                        } else {
+                            deleted -= i64::from(change);
+                        }
+                    }
+                }
+                for g in h.folded_events.iter() {
+                    if in_window(g.at, now, period, true) {
+                        overflowed = true;
+                        match direction {
+                            LimitDirection::Up => added += i64::from(g.a),
+                            LimitDirection::Down => deleted += i64::from(g.b),
+                        }
+                    }
+                }
+                let clamp = |sum: i64| i32::try_from(sum).unwrap_or(i32::MAX);
+                let expected = PeriodChanges {
+                    added: clamp(added),
+                    deleted: clamp(deleted),
+                    overflowed,
+                };
+                assert_eq!(h.changes_in_period(now, period, direction), expected);
+            }
+            h.push_recommendation(desired, now, Duration::from_secs(600));
+            if rng.below(2) == 0 {
+                // Now and then a change too large for two bytes, or the most extreme ones.
+                let change = match rng.below(8) {
+                    0 => i32::MAX,
+                    1 => i32::MIN,
+                    2 => 100_000,
+                    _ => i32::try_from(rng.below(200)).unwrap() - 100,
+                };
+                h.record_scale_event(0, change, now);
+            }
         }
         assert!(h.has_folded());
     }

@@ -39,6 +39,12 @@ fn milli(q: Option<Quantity>) -> Option<i64> {
 /// `None` when the spec names no usable target (only possible past validation for Object
 /// metrics whose `target.type` does not match the populated field).
 pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
+    route_and_selector(spec).map(|(route, _)| route)
+}
+
+/// [`route`], and whether the metric's label selector cannot be converted (never for
+/// resource metrics): one match on the source type for both.
+fn route_and_selector<'a>(spec: &MetricSpec<'a>) -> Option<(Route<'a>, bool)> {
     let pods = |resource, container, target| Route::Pods {
         resource,
         container,
@@ -57,42 +63,39 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
         Some(MetricSourceType::Resource) => spec
             .resource
             .as_ref()
-            .and_then(|r| Some(pods(Some(r.name), None, resource_target(&r.target)?))),
+            .and_then(|r| Some((pods(Some(r.name), None, resource_target(&r.target)?), false))),
         Some(MetricSourceType::ContainerResource) => {
             spec.container_resource.as_ref().and_then(|r| {
-                Some(pods(
-                    Some(r.name),
-                    Some(r.container),
-                    resource_target(&r.target)?,
+                Some((
+                    pods(Some(r.name), Some(r.container), resource_target(&r.target)?),
+                    false,
                 ))
             })
         }
-        Some(MetricSourceType::Pods) => spec
-            .pods
-            .as_ref()
-            .and_then(|p| milli(p.target.average_value))
-            .map(|target| pods(None, None, PodTarget::Average(target))),
+        Some(MetricSourceType::Pods) => spec.pods.as_ref().and_then(|p| {
+            let target = milli(p.target.average_value)?;
+            Some((
+                pods(None, None, PodTarget::Average(target)),
+                p.metric.selector_invalid,
+            ))
+        }),
+        // Only the target field that is used is read.
         Some(MetricSourceType::Object) => spec.object.as_ref().and_then(|o| {
-            match (
-                o.target.type_,
-                milli(o.target.value),
-                milli(o.target.average_value),
-            ) {
-                (Some(MetricTargetType::Value), Some(target), _) => {
-                    Some(usage(false, false, target))
+            let route = match o.target.type_ {
+                Some(MetricTargetType::Value) => usage(false, false, milli(o.target.value)?),
+                Some(MetricTargetType::AverageValue) => {
+                    usage(false, true, milli(o.target.average_value)?)
                 }
-                (Some(MetricTargetType::AverageValue), _, Some(target)) => {
-                    Some(usage(false, true, target))
-                }
-                _ => None,
-            }
+                _ => return None,
+            };
+            Some((route, o.metric.selector_invalid))
         }),
         Some(MetricSourceType::External) => spec.external.as_ref().and_then(|e| {
-            match (milli(e.target.average_value), milli(e.target.value)) {
-                (Some(target), _) => Some(usage(true, true, target)),
-                (None, Some(target)) => Some(usage(true, false, target)),
-                _ => None,
-            }
+            let route = match milli(e.target.average_value) {
+                Some(target) => usage(true, true, target),
+                None => usage(true, false, milli(e.target.value)?),
+            };
+            Some((route, e.metric.selector_invalid))
         }),
         None => None,
     }
@@ -390,31 +393,44 @@ impl fmt::Display for MetricError<'_> {
     }
 }
 
-fn selector_invalid(spec: &MetricSpec<'_>) -> bool {
-    match spec.type_ {
-        Some(MetricSourceType::Pods) => spec.pods.is_some_and(|p| p.metric.selector_invalid),
-        Some(MetricSourceType::Object) => spec.object.is_some_and(|o| o.metric.selector_invalid),
-        Some(MetricSourceType::External) => {
-            spec.external.is_some_and(|e| e.metric.selector_invalid)
-        }
-        _ => false,
-    }
-}
-
 /// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
-#[inline(never)]
 pub fn evaluate_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
-    let route = route(spec);
+    let mut outcome = fail(spec, MetricFailure::InvalidSource);
+    evaluate_metric_into(&mut outcome, ctx, spec, values);
+    outcome
+}
+
+/// [`evaluate_metric`] into `out`: the reconcile evaluates straight into its decision's
+/// slot (a returned outcome went through a 56-byte temporary and a copy).
+#[inline(never)]
+pub(crate) fn evaluate_metric_into<'a>(
+    out: &mut MetricOutcome<'a>,
+    ctx: &CalcContext<'_, 'a>,
+    spec: &'a MetricSpec<'a>,
+    values: &MetricValues<'a>,
+) {
+    *out = outcome(ctx, spec, values);
+}
+
+/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out`.
+#[inline(always)]
+fn outcome<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    spec: &'a MetricSpec<'a>,
+    values: &MetricValues<'a>,
+) -> MetricOutcome<'a> {
+    let checked = route_and_selector(spec);
+    let route = checked.map(|(route, _)| route);
     // One exit for every failure (each inlined exit copies the failure into the outcome).
     let calculate = || {
-        let Some(route) = route else {
+        let Some((route, selector_invalid)) = checked else {
             return Err(MetricFailure::InvalidSource);
         };
-        if selector_invalid(spec) {
+        if selector_invalid {
             return Err(MetricFailure::InvalidSelector);
         }
         match (route, values) {
@@ -467,7 +483,7 @@ pub fn evaluate_metric<'a>(
 }
 
 /// A failed metric's outcome.
-fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> MetricOutcome<'a> {
+pub(crate) fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> MetricOutcome<'a> {
     MetricOutcome::Error(MetricError { spec, failure })
 }
 
@@ -491,6 +507,28 @@ pub struct Combined<'a> {
 /// Combines per-metric outcomes (spec 6.4): the maximum wins; ties keep the earliest, except
 /// that while the running result is 0 every later valid metric replaces it.
 pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a> {
+    let t = tally(outcomes, current);
+    Combined {
+        replicas: t.replicas,
+        winner: t.winner.map(|(i, _)| i),
+        invalid: t.invalid,
+        first_error: t.first_error.copied(),
+        failed: t.failed,
+    }
+}
+
+/// [`combine`] by reference, for the reconcile: the winner and the first error stay where
+/// they are (no copy of a 32-byte error through a temporary).
+pub(crate) struct Tally<'o, 'a> {
+    pub replicas: i32,
+    pub winner: Option<(usize, &'o MetricProposal<'a>)>,
+    pub invalid: usize,
+    pub first_error: Option<&'o MetricError<'a>>,
+    pub failed: bool,
+}
+
+/// [`combine`]'s rule (spec 6.4).
+pub(crate) fn tally<'o, 'a>(outcomes: &'o [MetricOutcome<'a>], current: i32) -> Tally<'o, 'a> {
     let mut replicas = 0;
     let mut winner = None;
     let mut invalid = 0_usize;
@@ -498,19 +536,19 @@ pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a>
     for (i, outcome) in outcomes.iter().enumerate() {
         match outcome {
             MetricOutcome::Error(e) => {
-                first_error.get_or_insert(*e);
+                first_error.get_or_insert(e);
                 invalid = invalid.saturating_add(1);
             }
             MetricOutcome::Proposal(p) => {
                 if replicas == 0 || p.replicas > replicas {
                     replicas = p.replicas;
-                    winner = Some(i);
+                    winner = Some((i, p));
                 }
             }
         }
     }
     let failed = invalid >= outcomes.len() || (invalid > 0 && replicas < current);
-    Combined {
+    Tally {
         replicas,
         winner,
         invalid,

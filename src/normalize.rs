@@ -5,7 +5,7 @@
 use crate::arith;
 use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::{ResolvedBehavior, ResolvedRules};
-use crate::history::{History, LimitDirection};
+use crate::history::{History, LimitDirection, Stabilization};
 use crate::settings::{Arithmetic, Settings};
 use crate::spec::{PolicyType, SelectPolicy};
 use crate::time::{Duration, Instant};
@@ -140,13 +140,8 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
     desired: i32,
     retention: Duration,
 ) -> Normalized {
-    let stab = match behavior {
-        None => history.stabilize_legacy(
-            desired,
-            b.current,
-            b.now,
-            settings.downscale_stabilization_window,
-        ),
+    let windows = match behavior {
+        None => Stabilization::Legacy(settings.downscale_stabilization_window),
         Some(behavior) => {
             let up_window = Duration::from_secs(i64::from(
                 behavior.scale_up.stabilization_window_seconds.unwrap_or(0),
@@ -157,9 +152,10 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
                     settings.downscale_stabilization_window.whole_secs(),
                     i64::from,
                 ));
-            history.stabilize_behavior(desired, b.current, b.now, up_window, down_window)
+            Stabilization::Behavior(up_window, down_window)
         }
     };
+    let stab = history.stabilize(desired, b.current, b.now, windows);
     // Both stabilizations look at the recommendations before this one.
     history.push_recommendation(desired, b.now, retention);
     let stabilized = stab.replicas;

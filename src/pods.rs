@@ -223,11 +223,14 @@ impl core::fmt::Display for RequestError<'_> {
     }
 }
 
-fn find_request(requests: &[ResourceRequest<'_>], resource: &str) -> Option<Quantity> {
+/// The request for `resource`, by reference: a pointer returned in a register (a
+/// returned `Option<Quantity>` went through memory and was copied again for the call that
+/// reads it, on a Cortex-M0).
+fn find_request<'r>(requests: &'r [ResourceRequest<'_>], resource: &str) -> Option<&'r Quantity> {
     requests
         .iter()
         .find(|r| same(r.resource, resource))
-        .map(|r| r.quantity)
+        .map(|r| &r.quantity)
 }
 
 /// Resources a pod-level request may set (PodLevelResources).

@@ -1,161 +1,116 @@
-//! Exact mode: upstream's float64 expressions as exact rationals, on two primitives.
+//! Exact mode: upstream's float64 expressions as exact rationals, on one primitive.
 //!
 //! Every exact expression of the algorithm is a comparison of a fraction with `1 ± t` for a
 //! decimal tolerance `t` ([`cmp_ratio`]), or a fraction rounded up or toward zero and saturated to an
-//! integer type ([`quotient`]). Numerators and denominators are products of two 64-bit integers
-//! in two's complement over the limbs of a [`Big`]: its limb loops are the only wide
-//! arithmetic, and no 128-bit multiplication or division is linked (each is expanded into
-//! about a kilobyte of code on a Cortex-M0).
+//! integer type ([`quotient`]). Both come down to comparing two sums of non-negative products
+//! of 64-bit factors and a power of ten ([`compare`]): the signs are settled on the `i64`
+//! operands, so that the wide values are unsigned [`Big`]s, added and compared only. Their
+//! limb loops are the only wide arithmetic, and no 128-bit multiplication or division is
+//! linked (each is expanded into about a kilobyte of code on a Cortex-M0).
 
 use core::cmp::Ordering;
 
 use super::wide::Big;
 
-/// Limbs of every exact value: 320 bits, of which the largest magnitude formed takes 302 (see
-/// [`cmp_ratio`]), so that two's complement holds every value with its sign.
+/// Limbs of every exact value: 320 bits, of which the largest sum formed takes 301 (see
+/// [`cmp_ratio`]).
 const LIMBS: usize = 10;
 
-/// A signed exact integer: two's complement modulo `2^320`. Addition, subtraction and
-/// multiplication by a non-negative factor are the unsigned limb operations, exact while the
-/// true value stays within `±2^319`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Signed(Big<LIMBS>);
+/// A term of [`compare`]: `10^p × m × |f0 × f1|`, on the right-hand side when the flag is set.
+type Term = (u32, u64, [i64; 2], bool);
 
-impl Signed {
-    /// `a × b`, exact.
-    pub(crate) fn product(a: i64, b: i64) -> Signed {
-        let mut x = Signed(Big::from_i64(a));
-        x.0.mul_small(b.unsigned_abs());
-        if b < 0 {
-            x.negate();
+/// The sum of the left-hand terms compared with the sum of the right-hand ones, exact while
+/// each sum stays below `2^320`. Out of line: the one copy of the wide arithmetic.
+#[inline(never)]
+fn compare(terms: &[Term]) -> Ordering {
+    let (mut left, mut right) = (Big::<LIMBS>::zero(), Big::zero());
+    let mut x = Big::zero();
+    for (p, m, factors, on_right) in terms {
+        x.set_pow10(*p);
+        x.mul_small(*m);
+        for f in factors {
+            x.mul_small(f.unsigned_abs());
         }
-        x
+        let side = if *on_right { &mut right } else { &mut left };
+        side.add_assign(&x);
     }
-
-    /// Whether the value is below zero (its top bit).
-    fn is_negative(&self) -> bool {
-        self.0.top_bit()
-    }
-
-    /// The value's sign as an ordering against zero.
-    fn sign(&self) -> Ordering {
-        if self.0.is_zero() {
-            Ordering::Equal
-        } else if self.is_negative() {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        }
-    }
-
-    /// `self = -self`.
-    fn negate(&mut self) {
-        let mut zero = Big::zero();
-        zero.sub_assign(&self.0);
-        self.0 = zero;
-    }
-
-    /// `|self|`.
-    fn magnitude(mut self) -> Big<LIMBS> {
-        if self.is_negative() {
-            self.negate();
-        }
-        self.0
-    }
+    left.cmp(&right)
 }
 
-/// Compares `num / den` with `1 + t`, or with `1 - t` when `minus`, where `t = m × 10^e`.
-/// A zero denominator stands for upstream's ±Inf (ordered by the numerator's sign, beyond
-/// every finite bound) or NaN (`0/0`, unordered: `None`).
-///
-/// Numerators are below `2^63` in magnitude, denominators below `2^94` (an `i64` times an
-/// `i32`).
-pub(crate) fn cmp_ratio(num: Signed, den: Signed, minus: bool, m: u64, e: i32) -> Option<Ordering> {
-    let (mut num, mut den) = (num, den);
-    if den.0.is_zero() {
-        return match num.sign() {
-            Ordering::Equal => None,
-            sign => Some(sign),
-        };
+/// Compares `num / (den × scale)` with `1 + t`, or with `1 - t` when `minus`, where `t = m ×
+/// 10^e`. A zero denominator stands for upstream's ±Inf (ordered by the numerator's sign,
+/// beyond every finite bound) or NaN (`0/0`, unordered: `None`).
+pub(crate) fn cmp_ratio(
+    num: i64,
+    den: i64,
+    scale: i32,
+    minus: bool,
+    m: u64,
+    e: i32,
+) -> Option<Ordering> {
+    let scale = i64::from(scale);
+    if den == 0 || scale == 0 {
+        return (num != 0).then_some(num.cmp(&0));
     }
-    // A positive denominator: the fraction's sign moves to the numerator.
-    if den.is_negative() {
-        num.negate();
-        den.negate();
-    }
-    let (mut k, mut j) = (e.min(0).unsigned_abs(), e.max(0).unsigned_abs());
-    let mut m = m;
     // Clamped exponents change no comparison. A nonzero t from 10^39 up exceeds every
-    // |ratio| + 1 (below 2^126 + 1 < 10^38), like 10^39 itself; one below 2^64 × 10^-62 <
-    // 2^-142 lies, like 10^-62, within (0, 1/den): a ratio other than 1 lies at least 1/den
-    // from 1, beyond 1 ± t on its own side, and a ratio of 1 lies inside.
-    if j > 39 {
-        (j, m) = (39, m.min(1));
-    }
-    if k > 62 {
-        (k, m) = (62, m.min(1));
-    }
-    // The sign of num × 10^k - (den × 10^k ± den × m × 10^j), k or j zero. Magnitudes: at
-    // most 2^63 × 10^62 < 2^270, 2^94 × 10^62 < 2^301 and 2^94 × 2^64 × 10^39 < 2^288, and
-    // the result below 2^302.
-    let mut offset = den;
-    offset.0.mul_pow10(j);
-    offset.0.mul_small(m);
-    num.0.mul_pow10(k);
-    den.0.mul_pow10(k);
-    num.0.sub_assign(&den.0);
-    if minus {
-        num.0.add_assign(&offset.0);
-    } else {
-        num.0.sub_assign(&offset.0);
-    }
-    Some(num.sign())
+    // |ratio| + 1 (below 2^63 + 1 < 10^38), like 10^39 itself; one below 2^64 × 10^-62 <
+    // 2^-142 lies, like 10^-62, within (0, 1/|den × scale|): a ratio other than 1 lies at
+    // least that far from 1, beyond 1 ± t on its own side, and a ratio of 1 lies inside.
+    let clamped = e.clamp(-62, 39);
+    let m = if clamped == e { m } else { m.min(1) };
+    let (k, j) = (clamped.min(0).unsigned_abs(), clamped.max(0).unsigned_abs());
+    // With N = |num| × 10^k, D = |den × scale| × 10^k and U = |den × scale| × m × 10^j (k or j
+    // zero), the sign of ±N - (D ± U), its negative terms moved to the other side: ±N on the
+    // left when positive (the sign of an xor is the xor of the signs), else on the right; D
+    // on the right; U on the right for 1 + t, on the left for 1 - t. Sums below 2^63 × 10^62
+    // + 2^94 × 10^62 + 2^94 × 2^64 × 10^39 < 2^301.
+    Some(compare(&[
+        (k, 1, [num, 1], (num ^ den ^ scale) < 0),
+        (k, 1, [den, scale], true),
+        (j, m, [den, scale], !minus),
+    ]))
 }
 
-/// `num / den` rounded up (`ceil`) or toward zero (`!ceil`), saturated to `[-high - 1,
+/// `a × b / (c × d)` rounded up (`ceil`) or toward zero (`!ceil`), saturated to `[-high - 1,
 /// high]`, where `high = 2^bits - 1` with `bits` in `1..=63` (`i32::MAX` or `i64::MAX`). A
 /// zero denominator gives the bound of the numerator's sign (upstream's ±Inf converted with
 /// saturation), or 0 for `0/0` (NaN).
-pub(crate) fn quotient(num: Signed, den: Signed, high: i64, ceil: bool) -> i64 {
-    let low = (-1_i64).wrapping_sub(high);
-    if den.0.is_zero() {
-        return match num.sign() {
-            Ordering::Equal => 0,
-            Ordering::Less => low,
-            Ordering::Greater => high,
-        };
+pub(crate) fn quotient(a: i64, b: i64, c: i64, d: i64, high: i64, ceil: bool) -> i64 {
+    if a == 0 || b == 0 {
+        return 0;
     }
-    let negative = num.is_negative() != den.is_negative();
-    let (n, d) = (num.magnitude(), den.magnitude());
-    // q = floor(n / d), found bit by bit from 2^bits down (q <= 2^(bits + 1) - 1, below
-    // 2^64): the largest q with d × q <= n. A multiplication and a comparison per bit: no
-    // wide division.
+    // The quotient's sign (that of an xor is the xor of the signs); a zero denominator has
+    // none.
+    let den_negative = c != 0 && d != 0 && (c ^ d) < 0;
+    let negative = ((a ^ b) < 0) != den_negative;
+    // |a × b| compared with |c × d| × q (q set before each comparison): below 2^126 and
+    // 2^126 × 2^64.
+    let mut terms = [(0, 1, [a, b], false), (0, 0, [c, d], true)];
+    let mut vs = |q: u64| {
+        terms[1].1 = q;
+        compare(&terms)
+    };
+    // q = floor(|a × b| / |c × d|), found bit by bit from 2^bits down (q <= 2^(bits + 1) - 1,
+    // below 2^64): the largest q with |c × d| × q <= |a × b|, all ones when c × d = 0 (a
+    // saturated result). A comparison per bit: no wide division.
     let top = high.unsigned_abs().wrapping_add(1);
     let mut q: u64 = 0;
     let mut bit = top;
-    let mut product = Big::zero();
     while bit != 0 {
-        let candidate = q | bit;
-        let mut p = d;
-        p.mul_small(candidate);
-        if p <= n {
-            q = candidate;
-            product = p;
+        if vs(q | bit) != Ordering::Less {
+            q |= bit;
         }
         bit >>= 1;
     }
-    if negative {
-        // A negative quotient: its ceiling is its truncation toward zero.
-        if q >= top {
-            low
-        } else {
-            (q as i64).wrapping_neg()
-        }
+    // From 2^bits up every result saturates (a negative quotient's bound is that far from
+    // zero); a negative quotient's ceiling is its truncation toward zero.
+    let r = q.min(top);
+    (if negative {
+        r.wrapping_neg()
     } else {
-        let inexact = ceil && product != n;
-        q.saturating_add(u64::from(inexact))
-            .min(high.unsigned_abs()) as i64
-    }
+        let inexact = ceil && vs(q) != Ordering::Equal;
+        r.wrapping_add(u64::from(inexact)).min(top.wrapping_sub(1))
+    }) as i64
 }
 
 #[cfg(test)]
@@ -164,18 +119,9 @@ mod tests {
     use super::*;
     use core::cmp::Ordering::{Equal, Greater, Less};
 
-    /// A signed value from an `i128` (the tests' operands; the engine forms only products).
-    fn signed(v: i128) -> Signed {
-        let mut x = Signed(Big::from_u128(v.unsigned_abs()));
-        if v < 0 {
-            x.negate();
-        }
-        x
-    }
-
-    /// `cmp_ratio` of `num / den` (den > 0) against `1 ± m × 10^e`.
-    fn cmp(num: i128, den: i128, minus: bool, m: u64, e: i32) -> Ordering {
-        cmp_ratio(signed(num), signed(den), minus, m, e).unwrap()
+    /// `cmp_ratio` of `num / den` (den != 0) against `1 ± m × 10^e`.
+    fn cmp(num: i64, den: i64, minus: bool, m: u64, e: i32) -> Ordering {
+        cmp_ratio(num, den, 1, minus, m, e).unwrap()
     }
 
     /// Exact reference for small cases, in scaled i128 arithmetic (valid while nothing
@@ -202,6 +148,7 @@ mod tests {
                         for minus in [false, true] {
                             // The reference wants a positive denominator.
                             let want = reference(num * den.signum(), den.abs(), minus, m, e);
+                            let (num, den) = (num as i64, den as i64);
                             assert_eq!(
                                 cmp(num, den, minus, m, e),
                                 want,
@@ -227,23 +174,37 @@ mod tests {
             assert_eq!(cmp(7, 7, false, 0, e), Equal);
             assert_eq!(cmp(7, 7, true, u64::MAX, e), Greater);
         }
-        // The largest products the engine forms: i64 × i64 over i64 × i32.
-        let den = i128::from(i64::MAX) * i128::from(i32::MAX);
-        // (den + 1) / den = 1 + 1/den, 1/den ~ 5.0e-29.
-        assert_eq!(cmp(den + 1, den, false, 5, -29), Greater);
-        assert_eq!(cmp(den + 1, den, false, 6, -29), Less);
-        assert_eq!(cmp(den - 1, den, true, 5, -29), Less);
-        assert_eq!(cmp(den - 1, den, true, 6, -29), Greater);
-        let max = i128::from(i64::MIN) * i128::from(i64::MIN);
-        // 2^126 ~ 8.5e37.
-        assert_eq!(cmp(max, 1, false, 85, 36), Greater);
-        assert_eq!(cmp(max, 1, false, 86, 36), Less);
-        assert_eq!(cmp(-max, 1, true, 85, 36), Less);
-        assert_eq!(cmp(-max, 1, true, 86, 36), Greater);
+        // The ratios nearest 1 with the largest operands: 1 ± 1/(2^63 - 2), 1/(2^63 - 2) ~
+        // 1.0842e-19.
+        let max = i64::MAX;
+        assert_eq!(cmp(max, max - 1, false, 108, -21), Greater);
+        assert_eq!(cmp(max, max - 1, false, 109, -21), Less);
+        assert_eq!(cmp(max - 1, max, true, 108, -21), Less);
+        assert_eq!(cmp(max - 1, max, true, 109, -21), Greater);
+        // Denominators of two negative factors, up to the largest, 2^94.
+        let of = |num: i64, den: i64, minus: bool, m: u64, e: i32| {
+            cmp_ratio(num, den, i32::MIN, minus, m, e).unwrap()
+        };
+        // (2^63 - 1) / 2^63 = 1 - 2^-63, 2^-63 ~ 1.0842e-19; -2^63 / 2^63 = 1 - 2.
+        assert_eq!(of(max, -1 << 32, true, 108, -21), Less);
+        assert_eq!(of(max, -1 << 32, true, 109, -21), Greater);
+        assert_eq!(of(i64::MIN, -1 << 32, true, 2, 0), Equal);
+        // ±1 / 2^94 ~ ±5.05e-29 against 1 - 1 and 1 - (1 - 10^-19).
+        assert_eq!(of(1, i64::MIN, true, 1, 0), Greater);
+        assert_eq!(of(-1, i64::MIN, true, 1, 0), Less);
+        assert_eq!(of(1, i64::MIN, true, 9_999_999_999_999_999_999, -19), Less);
+        // The largest magnitude: -2^63 against 1 - (2^63 + 1).
+        let t = (1u64 << 63) + 1;
+        assert_eq!(cmp(i64::MIN, 1, true, t, 0), Equal);
+        assert_eq!(cmp(i64::MIN, 1, true, t - 1, 0), Less);
+        assert_eq!(cmp(i64::MIN, 1, true, t + 1, 0), Greater);
+        assert_eq!(cmp(i64::MIN, -1, false, t - 2, 0), Equal);
+        assert_eq!(cmp(i64::MIN, -1, false, t - 3, 0), Greater);
+        assert_eq!(cmp(i64::MIN, -1, false, t - 1, 0), Less);
         // Huge exponents either way.
         for e in [39, 40, 300, i32::MAX] {
             assert_eq!(cmp(max, 1, false, 1, e), Less);
-            assert_eq!(cmp(-max, 1, true, 1, e), Greater);
+            assert_eq!(cmp(i64::MIN, 1, true, 1, e), Greater);
         }
         // Negative ratios against 1 - t.
         assert_eq!(cmp(-1, 2, true, 15, -1), Equal);
@@ -251,11 +212,12 @@ mod tests {
         assert_eq!(cmp(-1, 2, true, 14, -1), Less);
         // Zero denominators: ±Inf beyond every bound, 0/0 unordered.
         for (minus, m, e) in [(false, 0, 0), (true, 1, -1), (false, 7, 300)] {
-            let zero = Signed::product(0, 5);
-            let of = |n: i64| cmp_ratio(Signed::product(n, 3), zero, minus, m, e);
-            assert_eq!(of(2), Some(Greater));
-            assert_eq!(of(-2), Some(Less));
-            assert_eq!(of(0), None);
+            for (den, scale) in [(0, 5), (5, 0), (0, 0)] {
+                let of = |n: i64| cmp_ratio(n, den, scale, minus, m, e);
+                assert_eq!(of(2), Some(Greater));
+                assert_eq!(of(-2), Some(Less));
+                assert_eq!(of(0), None);
+            }
         }
     }
 
@@ -269,10 +231,9 @@ mod tests {
             (r as i64) >> (r % bits)
         };
         for _ in 0..40_000 {
-            // Numerators are one i64 (the engine's domain), with either sign of b.
+            // Numerators are one i64, denominators an i64 times an i32 (the engine's domain).
             let a = factor(64);
-            let b = if a & 2 == 2 { -1 } else { 1 };
-            let (c, d) = (factor(64), i64::from(factor(64) as i32));
+            let (c, d) = (factor(64), factor(64) as i32);
             if c == 0 || d == 0 {
                 continue;
             }
@@ -286,9 +247,9 @@ mod tests {
                 v.mul_small(y.unsigned_abs());
                 v
             };
-            let (num, den) = (big(a, b), big(c, d));
+            let (num, den) = (big(a, 1), big(c, i64::from(d)));
             // Signs: compare sign(num/den) × |num| × 10^K with |den| × (10^K ± m × 10^(e+K)).
-            let neg = ((a < 0) != (b < 0)) != ((c < 0) != (d < 0));
+            let neg = (a < 0) != ((c < 0) != (d < 0));
             let mut t = Big::<32>::pow10((e + K) as u32);
             t.mul_small(m);
             let (f_neg, f) = if !minus {
@@ -314,9 +275,9 @@ mod tests {
                 (false, true) => Greater,
             };
             assert_eq!(
-                cmp_ratio(Signed::product(a, b), Signed::product(c, d), minus, m, e),
+                cmp_ratio(a, c, d, minus, m, e),
                 Some(want),
-                "{a}×{b} / {c}×{d} vs 1{}{m}e{e}",
+                "{a} / {c}×{d} vs 1{}{m}e{e}",
                 if minus { "-" } else { "+" }
             );
         }
@@ -343,8 +304,7 @@ mod tests {
                     (n / den).clamp(low, high)
                 };
                 let high = ((1u64 << bits) - 1) as i64;
-                let num = Signed::product(a, b);
-                let got = quotient(num, Signed::product(c, d), high, ceil_up);
+                let got = quotient(a, b, c, d, high, ceil_up);
                 assert_eq!(
                     i128::from(got),
                     want,

@@ -95,23 +95,23 @@ impl Ratio {
             }
             #[cfg(feature = "exact")]
             Ratio::Exact { .. } => {
-                let low = exact_cmp(&self, true, Some(&tol.down));
-                let high = exact_cmp(&self, false, Some(&tol.up));
-                low.is_some_and(|o| o != Ordering::Less)
-                    && high.is_some_and(|o| o != Ordering::Greater)
+                exact_cmp(&self, true, Some(&tol.down)).is_some_and(|o| o != Ordering::Less)
+                    && exact_cmp(&self, false, Some(&tol.up))
+                        .is_some_and(|o| o != Ordering::Greater)
             }
         }
     }
 
     /// `int32(ceil(ratio))`, saturating (NaN gives 0): `ceil_times(1)` without the
-    /// multiplication by 1.0 (exact in binary64).
+    /// multiplication by 1.0 (exact in binary64). With both modes on 32-bit targets,
+    /// `ceil_times(1)` itself: one copy of the two-mode dispatch instead of two.
     pub(crate) fn ceil(self) -> i32 {
         match self {
+            #[cfg(feature = "exact")]
+            _ if cfg!(not(target_pointer_width = "64")) => self.ceil_times(1),
             Ratio::Float(r) => r.to_i32_rounded(true),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den, scale } => {
-                exact_quotient(num, 1, den, scale, Rounding::Ceil32) as i32
-            }
+            Ratio::Exact { .. } => exact_quotient(1, &self, Rounding::Ceil32) as i32,
         }
     }
 
@@ -120,9 +120,7 @@ impl Ratio {
         match self {
             Ratio::Float(r) => r.mul(F64::from_i64(count)).to_i32_rounded(true),
             #[cfg(feature = "exact")]
-            Ratio::Exact { num, den, scale } => {
-                exact_quotient(num, count, den, scale, Rounding::Ceil32) as i32
-            }
+            Ratio::Exact { .. } => exact_quotient(count, &self, Rounding::Ceil32) as i32,
         }
     }
 }
@@ -141,9 +139,7 @@ fn exact_cmp(ratio: &Ratio, minus: bool, tol: Option<&Tolerance>) -> Option<Orde
         return None;
     };
     let (m, e) = tol.map_or((0, 0), Tolerance::decimal);
-    let num = exact::Signed::product(num, 1);
-    let den = exact::Signed::product(den, i64::from(scale));
-    exact::cmp_ratio(num, den, minus, m, e)
+    exact::cmp_ratio(num, den, scale, minus, m, e)
 }
 
 /// How [`exact_quotient`] rounds, and the integer type it saturates to.
@@ -158,18 +154,24 @@ enum Rounding {
     TowardZero32,
 }
 
-/// `a × b / (c × d)` rounded and saturated as `rounding` says ([`exact::quotient`]).
+/// An exact ratio `num / (den × scale)` times `count`, rounded and saturated as `rounding`
+/// says ([`exact::quotient`]). The ratio by reference: three arguments in registers.
 #[cfg(feature = "exact")]
 #[inline(never)]
-fn exact_quotient(a: i64, b: i64, c: i64, d: i32, rounding: Rounding) -> i64 {
+fn exact_quotient(count: i64, ratio: &Ratio, rounding: Rounding) -> i64 {
+    let Ratio::Exact { num, den, scale } = *ratio else {
+        return 0;
+    };
     let high = if rounding == Rounding::Ceil64 {
         i64::MAX
     } else {
         i64::from(i32::MAX)
     };
     exact::quotient(
-        exact::Signed::product(a, b),
-        exact::Signed::product(c, i64::from(d)),
+        num,
+        count,
+        den,
+        i64::from(scale),
         high,
         rounding != Rounding::TowardZero32,
     )
@@ -179,7 +181,12 @@ fn exact_quotient(a: i64, b: i64, c: i64, d: i32, rounding: Rounding) -> i64 {
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
     #[cfg(feature = "exact")]
     if exact(mode) {
-        return exact_quotient(value, 1, divisor, 1, Rounding::Ceil64);
+        let ratio = Ratio::Exact {
+            num: value,
+            den: divisor,
+            scale: 1,
+        };
+        return exact_quotient(1, &ratio, Rounding::Ceil64);
     }
     let _ = mode;
     F64::from_i64(value)
@@ -189,11 +196,13 @@ pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
 
 /// `float64(sum) >= float64(MaxInt64)` (External per-pod status usage cap).
 pub(crate) fn reaches_max_i64(mode: Arithmetic, sum: i64) -> bool {
-    if exact(mode) {
-        return sum == i64::MAX;
+    // float64(MaxInt64) is 2^63; an i64 rounds to it from 2^63 - 2^9 up. Exactly, only
+    // MaxInt64 reaches it.
+    sum >= if exact(mode) {
+        i64::MAX
+    } else {
+        i64::MAX - 511
     }
-    // float64(MaxInt64) is 2^63; an i64 rounds to it from 2^63 - 2^9 up.
-    sum >= i64::MAX - 511
 }
 
 /// `float64(100)`, as a constant: no conversion at run time.
@@ -213,7 +222,12 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
         } else {
             (100_i64.wrapping_sub(value), Rounding::TowardZero32)
         };
-        return exact_quotient(i64::from(start), factor, 100, 1, rounding) as i32;
+        let ratio = Ratio::Exact {
+            num: i64::from(start),
+            den: 100,
+            scale: 1,
+        };
+        return exact_quotient(factor, &ratio, rounding) as i32;
     }
     let _ = mode;
     let fraction = F64::from_i64(i64::from(value)).div(HUNDRED);

@@ -81,24 +81,6 @@ impl<const N: usize> Big<N> {
         b
     }
 
-    /// The value `v` in two's complement (sign-extended over every limb).
-    #[cfg(feature = "exact")]
-    pub(crate) fn from_i64(v: i64) -> Self {
-        let fill = if v < 0 { u32::MAX } else { 0 };
-        let mut b = Big { limbs: [fill; N] };
-        let v = v as u64;
-        if let [low, high, ..] = &mut b.limbs[..] {
-            (*low, *high) = (v as u32, (v >> 32) as u32);
-        }
-        b
-    }
-
-    /// The top bit (the sign of a two's complement value).
-    #[cfg(feature = "exact")]
-    pub(crate) fn top_bit(&self) -> bool {
-        self.limbs.last().is_some_and(|&l| l >> 31 == 1)
-    }
-
     /// The value `v`: the tests' operands.
     #[cfg(test)]
     pub(crate) fn from_u128(v: u128) -> Self {
@@ -117,6 +99,16 @@ impl<const N: usize> Big<N> {
         }
         b.mul_pow10(d);
         b
+    }
+
+    /// `self = 10^d` (truncated if it does not fit), in place.
+    #[cfg(feature = "exact")]
+    pub(crate) fn set_pow10(&mut self, d: u32) {
+        *self = Self::zero();
+        if let Some(l) = self.limbs.first_mut() {
+            *l = 1;
+        }
+        self.mul_pow10(d);
     }
 
     /// `self *= 10^d` (truncated if it does not fit).
