@@ -399,9 +399,7 @@ pub fn evaluate_metric<'a>(
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
-    let mut outcome = fail(spec, MetricFailure::InvalidSource);
-    evaluate_metric_into(&mut outcome, ctx, spec, values);
-    outcome
+    outcome(ctx, spec, values)
 }
 
 /// [`evaluate_metric`] into `out`: the reconcile evaluates straight into its decision's
@@ -416,7 +414,8 @@ pub(crate) fn evaluate_metric_into<'a>(
     *out = outcome(ctx, spec, values);
 }
 
-/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out`.
+/// The body of [`evaluate_metric`] and [`evaluate_metric_into`], inlined into both so that
+/// its exits write into their result.
 #[inline(always)]
 fn outcome<'a>(
     ctx: &CalcContext<'_, 'a>,
@@ -424,7 +423,6 @@ fn outcome<'a>(
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
     let checked = route_and_selector(spec);
-    let route = checked.map(|(route, _)| route);
     // One exit for every failure (each inlined exit copies the failure into the outcome).
     let calculate = || {
         let Some((route, selector_invalid)) = checked else {
@@ -471,7 +469,7 @@ fn outcome<'a>(
     };
     // Value targets of Object and External metrics report `current.value`, the others
     // `current.averageValue` (and utilization targets `current.averageUtilization`).
-    let value_target = matches!(route, Some(Route::Usage { per_pod: false, .. }));
+    let value_target = matches!(checked, Some((Route::Usage { per_pod: false, .. }, _)));
     MetricOutcome::Proposal(MetricProposal {
         spec,
         replicas: c.replicas,
