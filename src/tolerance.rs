@@ -51,13 +51,12 @@ impl Tolerance {
         // magnitude), so every decision stays upstream's. (Binary quantities of `Pi` and
         // `Ei`, which Go also reads at nano scale, are read as integers: they differ from
         // Go's value by at most one ulp above 2^53.)
-        let (count, exponent) = if m < 1_000_000_000_000_000_000 && exp10 >= -9 {
-            (m, exp10)
+        let binary64 = if m < 1_000_000_000_000_000_000 && exp10 >= -9 {
+            // m < 10^18: an i64.
+            F64::go_approximate_float64(m as i64, exp10)
         } else {
-            (q.scaled_magnitude(-9), -9)
+            F64::from_u128(q.scaled_magnitude(-9)).mul(F64::go_pow10(-9))
         };
-        // With exponent 0 Go returns the count's float64 as is: the product by 1.0 is exact.
-        let binary64 = F64::from_u128(count).mul(F64::go_pow10(exponent));
         // The exact decimal keeps 19 digits at most: digits below the 19th change no
         // comparison with a ratio (itself below 2^63 in magnitude).
         let (mut m, mut exp10) = (m, exp10);
