@@ -74,11 +74,7 @@ impl<const N: usize> Big<N> {
     /// The value `v`.
     #[cfg(test)]
     pub(crate) fn from_u64(v: u64) -> Self {
-        let mut b = Self::zero();
-        for (i, l) in b.limbs.iter_mut().take(2).enumerate() {
-            *l = (v >> (i as u32).wrapping_mul(32)) as u32;
-        }
-        b
+        Self::from_u128(u128::from(v))
     }
 
     /// The value `v`: the tests' operands.
@@ -94,15 +90,11 @@ impl<const N: usize> Big<N> {
     /// `10^d` (truncated if it does not fit).
     pub(crate) fn pow10(d: u32) -> Self {
         let mut b = Self::zero();
-        if let Some(l) = b.limbs.first_mut() {
-            *l = 1;
-        }
-        b.mul_pow10(d);
+        b.set_pow10(d);
         b
     }
 
     /// `self = 10^d` (truncated if it does not fit), in place.
-    #[cfg(feature = "exact")]
     pub(crate) fn set_pow10(&mut self, d: u32) {
         *self = Self::zero();
         if let Some(l) = self.limbs.first_mut() {
