@@ -102,19 +102,6 @@ impl Ratio {
         }
     }
 
-    /// `int32(ceil(ratio))`, saturating (NaN gives 0): `ceil_times(1)` without the
-    /// multiplication by 1.0 (exact in binary64). With both modes on 32-bit targets,
-    /// `ceil_times(1)` itself: one copy of the two-mode dispatch instead of two.
-    pub(crate) fn ceil(self) -> i32 {
-        match self {
-            #[cfg(feature = "exact")]
-            _ if cfg!(not(target_pointer_width = "64")) => self.ceil_times(1),
-            Ratio::Float(r) => r.to_i32_rounded(true),
-            #[cfg(feature = "exact")]
-            Ratio::Exact { .. } => exact_quotient(1, &self, Rounding::Ceil32) as i32,
-        }
-    }
-
     /// `int32(ceil(ratio * float64(count)))`, saturating (NaN gives 0).
     pub(crate) fn ceil_times(self, count: i64) -> i32 {
         match self {
@@ -495,7 +482,7 @@ mod tests {
             let (n, d) = (i128::from(a), i128::from(b));
             let exact = Arithmetic::Exact;
             assert_eq!(
-                ratio(exact, a, b).ceil(),
+                ratio(exact, a, b).ceil_times(1),
                 clamp_i32(ceil(n, d)),
                 "{a} / {b}"
             );
