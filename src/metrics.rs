@@ -399,7 +399,11 @@ pub fn evaluate_metric<'a>(
     spec: &'a MetricSpec<'a>,
     values: &MetricValues<'a>,
 ) -> MetricOutcome<'a> {
-    outcome(ctx, spec, values)
+    // Through `evaluate_metric_into`, not the shared body inlined a second time: one copy
+    // of the calculators' call tree (two made the firmware's deepest stack 160 bytes deeper).
+    let mut outcome = fail(spec, MetricFailure::InvalidSource);
+    evaluate_metric_into(&mut outcome, ctx, spec, values);
+    outcome
 }
 
 /// [`evaluate_metric`] into `out`: the reconcile evaluates straight into its decision's
@@ -414,8 +418,7 @@ pub(crate) fn evaluate_metric_into<'a>(
     *out = outcome(ctx, spec, values);
 }
 
-/// The body of [`evaluate_metric`] and [`evaluate_metric_into`], inlined into both so that
-/// its exits write into their result.
+/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out`.
 #[inline(always)]
 fn outcome<'a>(
     ctx: &CalcContext<'_, 'a>,
