@@ -1,6 +1,6 @@
 //! One evaluation of a CPU utilization HPA with a behavior and full history, against a
-//! baseline that only sums the same samples and a floor that makes only the per-pod checks no
-//! evaluation can skip. Run: `cargo bench -p hpa --bench evaluate`.
+//! baseline that only sums the same samples and two floors: the Ready pods' sum alone, and
+//! every per-pod check the CPU grouping needs. Run: `cargo bench -p hpa --bench evaluate`.
 
 use std::hint::black_box;
 
@@ -99,9 +99,10 @@ fn spec() -> HpaSpec<'static> {
     }
 }
 
-/// The least any evaluation must do per pod, hand-written: read the pod's phase, deletion and
-/// Ready status and add the sample of each running, ready pod. No requests, no readiness
-/// timing, no missing-pod handling, no history: a lower bound for the engine, not a rival.
+/// A loose floor, hand-written: read the pod's phase, deletion and Ready status and add the
+/// sample of each running, ready pod. No requests, no readiness timing, no missing-pod
+/// handling, no history: a lower bound for the engine, not a rival (see [`checks_floor`] for
+/// the checks the CPU grouping cannot skip).
 fn floor(pods: &[Pod<'_>], samples: &[Option<Sample<'_>>]) -> (i64, u32) {
     let mut sum = 0_i64;
     let mut ready = 0_u32;
@@ -115,6 +116,41 @@ fn floor(pods: &[Pod<'_>], samples: &[Option<Sample<'_>>]) -> (i64, u32) {
         }
     }
     (sum, ready)
+}
+
+/// Every per-pod check the CPU utilization grouping needs for the common pod, hand-written
+/// for a run of such pods: a sample, not deleted, neither Pending nor Failed, Ready `True`,
+/// started before the initialization cutoff, and the first pod's container and pod-level
+/// request slices (so that its request counts for every pod); sums samples and requests.
+/// No unready or missing pods, no history, no arithmetic beyond the sums: what any
+/// evaluation of these inputs must do per pod, at the least.
+fn checks_floor(
+    pods: &[Pod<'_>],
+    samples: &[Option<Sample<'_>>],
+    init_cutoff: i64,
+    request: i64,
+) -> (i64, i64, u32) {
+    let (mut values, mut requests, mut ready) = (0_i64, 0_i64, 0_u32);
+    let Some(first) = pods.first() else {
+        return (0, 0, 0);
+    };
+    for (pod, sample) in pods.iter().zip(samples) {
+        let Some(sample) = sample else { break };
+        let plain = !pod.deleted
+            && pod.phase != PodPhase::Failed
+            && pod.phase != PodPhase::Pending
+            && pod.ready.is_some_and(|r| r.status == ConditionStatus::True)
+            && pod.start_time.is_some_and(|start| start.0 <= init_cutoff)
+            && std::ptr::eq(pod.containers, first.containers)
+            && pod.requests.map(<[_]>::as_ptr) == first.requests.map(<[_]>::as_ptr);
+        if !plain {
+            break;
+        }
+        values += sample.milli;
+        requests += request;
+        ready += 1;
+    }
+    (values, requests, ready)
 }
 
 /// An autoscaler whose recommendation ring is full (one entry per period over the 3600 s
@@ -200,6 +236,18 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_with_input(BenchmarkId::new("per_pod_floor", n), &n, |b, _| {
             b.iter(|| black_box(floor(black_box(&pods), black_box(&s))))
+        });
+        let init_cutoff = now - settings.cpu_initialization_period.as_millis();
+        let request = REQUESTS[0].quantity.milli_value();
+        group.bench_with_input(BenchmarkId::new("per_pod_checks_floor", n), &n, |b, _| {
+            b.iter(|| {
+                black_box(checks_floor(
+                    black_box(&pods),
+                    black_box(&s),
+                    black_box(init_cutoff),
+                    black_box(request),
+                ))
+            })
         });
         let obs_distinct = Observation {
             pods: &distinct,
