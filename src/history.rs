@@ -957,26 +957,36 @@ fn window(
     let end = region.used();
     let start = from.map_or(end, |from| region.seek::<BOTH_ENDS>(bytes, from));
     let events = kind == Kind::Events;
-    let mut w = Window {
+    let (folded_a, folded_b, any_folded) = folded_in(generations, events, from);
+    Window {
         stored: totals::<RUNS>(region, bytes, start, end, events),
-        // The identity of the merge: no minimum and maximum, or zero sums.
-        folded_a: if events { 0 } else { i32::MAX },
-        folded_b: if events { 0 } else { i32::MIN },
-        any_folded: false,
-    };
+        folded_a,
+        folded_b,
+        any_folded,
+    }
+}
+
+/// The [`Window`] fields of the summaries not before `from` (none for `None`), merged as
+/// events (`events`: sums) or recommendations (minimum and maximum), and whether there is
+/// any: the one statement of that rule.
+#[inline(always)]
+fn folded_in(generations: &Generations, events: bool, from: Option<i64>) -> (i32, i32, bool) {
+    // The identity of the merge: no minimum and maximum, or zero sums.
+    let (mut a, mut b) = if events { (0, 0) } else { (i32::MAX, i32::MIN) };
+    let mut any = false;
     for g in generations.iter() {
         if from.is_some_and(|from| g.at >= from) {
-            w.any_folded = true;
+            any = true;
             if events {
-                w.folded_a = w.folded_a.saturating_add(g.a);
-                w.folded_b = w.folded_b.saturating_add(g.b);
+                a = a.saturating_add(g.a);
+                b = b.saturating_add(g.b);
             } else {
-                w.folded_a = w.folded_a.min(g.a);
-                w.folded_b = w.folded_b.max(g.b);
+                a = a.min(g.a);
+                b = b.max(g.b);
             }
         }
     }
-    w
+    (a, b, any)
 }
 
 /// Replica changes counted for one policy period.
@@ -1123,16 +1133,9 @@ impl<const R: usize, const E: usize> History<R, E> {
             } else {
                 down = down.max(longer.high);
             }
-            let (mut fu, mut fd) = (i32::MAX, i32::MIN);
-            for g in self.folded_recommendations.iter() {
-                if up_from.is_some_and(|f| g.at >= f) {
-                    fu = fu.min(g.a);
-                }
-                if down_from.is_some_and(|f| g.at >= f) {
-                    fd = fd.max(g.b);
-                }
-            }
-            (folded_up, folded_down) = (fu, fd);
+            let folded = &self.folded_recommendations;
+            (folded_up, _, _) = folded_in(folded, false, up_from);
+            (_, folded_down, _) = folded_in(folded, false, down_from);
         } else {
             // Each window on its own (the legacy path has no scale-up window: no scan).
             let u = self.recommendation_window(up_from);
