@@ -8,14 +8,14 @@ use crate::arith::Tolerances;
 use crate::calculator::CalcContext;
 use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::Hpa;
-use crate::history::History;
+use crate::history::{History, LoadError, ScaleEvent};
 use crate::input::Observation;
 use crate::metrics::{
     self, InvalidMetricsError, MetricFailure, MetricName, MetricOutcome, MAX_METRICS,
 };
 use crate::normalize::{self, Bounds, NormalizationDetail};
 use crate::settings::{Arithmetic, Settings};
-use crate::time::Instant;
+use crate::time::{Instant, ZeroIsMin};
 
 pub use crate::history::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 
@@ -41,8 +41,10 @@ struct PendingRescale {
     from: i32,
     to: i32,
     at: Instant,
-    /// 1: record a scale event (HPAs with a behavior).
-    record_event: u8,
+    /// HPAs with a behavior record a scale event: the longest policy period of the change's
+    /// direction in seconds (upstream marks that direction's older events outdated when it
+    /// stores the event, spec 14; never negative); -1 without a behavior (no event).
+    event_period_seconds: i32,
     /// [`SCALED_TO_ZERO_UNSET`], [`SCALED_TO_ZERO_FALSE`] or [`SCALED_TO_ZERO_TRUE`].
     scaled_to_zero: u8,
 }
@@ -69,8 +71,10 @@ pub struct Autoscaler<
     history: History<R, E>,
     status: Status,
     pending: Option<PendingRescale>,
-    /// The latest evaluation time: time must not go backwards.
-    last_evaluation: Option<Instant>,
+    /// The latest evaluation time (or newest loaded history instant), `i64::MIN` before any
+    /// (no time is earlier): time must not go backwards. Not an `Option`: that would take 16
+    /// bytes.
+    last_evaluation: ZeroIsMin,
 }
 
 /// Why the replica count is what it is.
@@ -310,7 +314,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                 conditions: Conditions::new(),
             },
             pending: None,
-            last_evaluation: None,
+            last_evaluation: ZeroIsMin::MIN,
         }
     }
 
@@ -330,9 +334,27 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         &self.history
     }
 
-    /// Mutable history, e.g. to load a controller's history.
-    pub fn history_mut(&mut self) -> &mut History<R, E> {
-        &mut self.history
+    /// Loads a controller's history (see [`History::load`]): the next evaluation must not be
+    /// earlier than its newest instant.
+    ///
+    /// # Errors
+    ///
+    /// As [`History::load`]; nothing is changed then.
+    pub fn load_history(
+        &mut self,
+        seeded: bool,
+        recommendations: &[(i32, Instant)],
+        scale_up_events: &[Option<ScaleEvent>],
+        scale_down_events: &[Option<ScaleEvent>],
+    ) -> Result<(), LoadError> {
+        self.history
+            .load(seeded, recommendations, scale_up_events, scale_down_events)?;
+        let events = scale_up_events.iter().chain(scale_down_events).flatten();
+        let instants = recommendations.iter().map(|&(_, at)| at);
+        if let Some(newest) = instants.chain(events.map(|e| e.at)).max() {
+            self.last_evaluation = self.last_evaluation.max(ZeroIsMin::new(newest.millis()));
+        }
+        Ok(())
     }
 
     /// One reconcile: decides the replica count for `obs` under `hpa` and `settings`.
@@ -377,10 +399,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         if !cfg!(feature = "exact") && settings.arithmetic == Arithmetic::Exact {
             return Err(EvaluateError::ExactArithmeticUnavailable);
         }
-        // `None` as the earliest instant, which no `now` is before: one i64 comparison
-        // instead of the ordering of two options.
-        let latest = |t: Option<Instant>| t.map_or(i64::MIN, Instant::millis);
-        let last = latest(self.last_evaluation).max(latest(self.history.last_instant()));
+        let last = self.last_evaluation.millis();
         if obs.now.millis() < last {
             return Err(EvaluateError::TimeWentBackwards {
                 last,
@@ -388,7 +407,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             });
         }
         self.pending = None;
-        self.last_evaluation = Some(obs.now);
+        self.last_evaluation = ZeroIsMin::new(obs.now.millis());
 
         let now = obs.now;
         let current = obs.replicas;
@@ -414,11 +433,18 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             if decision.rescale {
                 let gate = settings.scale_to_zero;
                 let min = hpa.min_replicas();
+                let rules = hpa.behavior().map(|b| {
+                    if desired > current {
+                        &b.scale_up
+                    } else {
+                        &b.scale_down
+                    }
+                });
                 self.pending = Some(PendingRescale {
                     from: current,
                     to: desired,
                     at: now,
-                    record_event: u8::from(hpa.behavior().is_some()),
+                    event_period_seconds: rules.map_or(-1, |r| r.longest_period_seconds()),
                     scaled_to_zero: if !gate {
                         SCALED_TO_ZERO_UNSET
                     } else if current > 0 && desired == 0 && min == 0 && object_or_external {
@@ -616,8 +642,9 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             ConditionStatus::True,
             Reason::SucceededRescale,
         );
-        if p.record_event != 0 {
-            self.history.record_scale_event(p.from, p.to, p.at);
+        if p.event_period_seconds >= 0 {
+            self.history
+                .record_scale_event(p.from, p.to, p.at, p.event_period_seconds);
         }
         match p.scaled_to_zero {
             SCALED_TO_ZERO_TRUE => conditions.set(
@@ -691,9 +718,11 @@ mod tests {
             "size_of::<Autoscaler>() = {default} bytes; Autoscaler<128, 64> = {small} bytes"
         );
         assert!(default <= 2048, "{default}");
-        // The rings' bytes, two generation arrays of 16-byte summaries, and about 170 bytes.
+        // The rings' bytes, two generation arrays of 16-byte summaries, and at most 184 bytes:
+        // ring positions (48), the scale-event lists' lengths and cutoffs (24), the status,
+        // the pending rescale and the last evaluation time.
         let summaries = 2 * crate::history::GENERATIONS * 16;
-        assert!(default <= DEFAULT_RECOMMENDATION_BYTES + DEFAULT_EVENT_BYTES + summaries + 176);
-        assert!(small <= 128 + 64 + summaries + 176, "{small}");
+        assert!(default <= DEFAULT_RECOMMENDATION_BYTES + DEFAULT_EVENT_BYTES + summaries + 184);
+        assert!(small <= 128 + 64 + summaries + 184, "{small}");
     }
 }

@@ -50,13 +50,14 @@ pub struct ResolvedRules<'a> {
 }
 
 impl<'a> ResolvedRules<'a> {
-    /// The longest policy period in seconds (event retention horizon).
+    /// The longest policy period in seconds (`getLongestPolicyPeriod`: at least 0):
+    /// events before `now` minus this become outdated when an event of this direction is
+    /// stored (spec 14). Not inlined: one copy on small targets.
+    #[inline(never)]
     pub fn longest_period_seconds(&self) -> i32 {
         self.policies
             .iter()
-            .map(|p| p.period_seconds)
-            .max()
-            .unwrap_or(0)
+            .fold(0, |longest, p| longest.max(p.period_seconds))
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::arith;
 use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::{ResolvedBehavior, ResolvedRules};
-use crate::history::{History, LimitDirection, Stabilization};
+use crate::history::{Direction, History, Stabilization};
 use crate::settings::{Arithmetic, Settings};
 use crate::spec::{PolicyType, SelectPolicy};
 use crate::time::{Duration, Instant};
@@ -266,7 +266,7 @@ fn period_start<const R: usize, const E: usize>(
     current: i32,
     period_seconds: i32,
     now: Instant,
-    direction: LimitDirection,
+    direction: Direction,
 ) -> (i32, bool) {
     let changes = history.changes_in_period(
         now,
@@ -325,11 +325,7 @@ fn policy_limit<const R: usize, const E: usize>(
         policy: None,
         period_start: current,
     };
-    let direction = if up {
-        LimitDirection::Up
-    } else {
-        LimitDirection::Down
-    };
+    let direction = if up { Direction::Up } else { Direction::Down };
     for (i, policy) in rules.policies.iter().enumerate() {
         let (start, of) = period_start(history, current, policy.period_seconds, now, direction);
         out.overflowed |= of;

@@ -14,6 +14,29 @@ pub struct Instant(pub i64);
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Duration(pub i64);
 
+/// An instant kept in state whose zero bytes mean `i64::MIN`, "before every instant": the
+/// sign bit is flipped, which keeps the order. A `static` state built by a `const fn new()`
+/// stays in `.bss` only while all its bytes are zero; one non-zero field moves all of it into
+/// `.data`, and so into flash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct ZeroIsMin(u64);
+
+impl ZeroIsMin {
+    /// `i64::MIN`.
+    pub(crate) const MIN: ZeroIsMin = ZeroIsMin(0);
+
+    const SIGN: u64 = 1 << 63;
+
+    pub(crate) const fn new(millis: i64) -> ZeroIsMin {
+        ZeroIsMin(millis.cast_unsigned() ^ Self::SIGN)
+    }
+
+    pub(crate) const fn millis(self) -> i64 {
+        (self.0 ^ Self::SIGN).cast_signed()
+    }
+}
+
 impl Duration {
     /// Zero length.
     pub const ZERO: Duration = Duration(0);
@@ -126,6 +149,20 @@ mod tests {
                     assert_eq!(x.is_after_cutoff(y, span), a > b - d);
                     assert_eq!(x.is_before_cutoff(y, span), a < b - d);
                 }
+            }
+        }
+    }
+
+    /// Zero bytes are `i64::MIN`, and the order is the instants' order.
+    #[test]
+    fn zero_is_min_keeps_the_order() {
+        assert_eq!(ZeroIsMin::MIN, ZeroIsMin::new(i64::MIN));
+        assert_eq!(ZeroIsMin::default(), ZeroIsMin::MIN);
+        let edges = [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX];
+        for &a in &edges {
+            assert_eq!(ZeroIsMin::new(a).millis(), a);
+            for &b in &edges {
+                assert_eq!(ZeroIsMin::new(a).cmp(&ZeroIsMin::new(b)), a.cmp(&b));
             }
         }
     }

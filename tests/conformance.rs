@@ -43,7 +43,9 @@ use hpa::defaults::{
     resolve_behavior, Hpa, ResolvedBehavior, ResolvedRules, DEFAULT_SCALE_DOWN_POLICIES,
     DEFAULT_SCALE_UP_POLICIES,
 };
-use hpa::history::{History, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
+use hpa::history::{
+    Direction, History, LoadError, ScaleEvent, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES,
+};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
     PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
@@ -286,6 +288,27 @@ fn timed(list: &'static [Value], value_key: &str) -> R<Vec<(i32, Instant)>> {
     }
     out.sort_by_key(|&(_, t)| t);
     Ok(out)
+}
+
+/// One of upstream's scale-event lists, slot by slot (`outdated` defaults to false).
+fn event_list(list: &'static [Value]) -> R<Vec<Option<ScaleEvent>>> {
+    let mut out = Vec::new();
+    for e in list {
+        out.push(Some(ScaleEvent {
+            change: int32(e, "replica_change")?,
+            at: at(int(e, "timestamp_s")?),
+            outdated: match e.get("outdated") {
+                Some(_) => flag(e, "outdated")?,
+                None => false,
+            },
+        }));
+    }
+    Ok(out)
+}
+
+/// A loaded history, which must be one upstream can have.
+fn loaded(result: Result<(), LoadError>) -> R<()> {
+    result.map_err(|e| format!("history: {e}"))
 }
 
 fn sum_usage(u: &[ContainerUsage<'_>]) -> i64 {
@@ -608,7 +631,7 @@ fn run_stabilize_with_behaviors(c: &'static Value) -> R<Outcome> {
     let desired = int32(i, "desired_replicas")?;
     let now = Instant(0);
     let mut h = Hist::new();
-    h.load(true, &recs, &[], &[]);
+    loaded(h.load(true, &recs, &[], &[]))?;
     let mut conditions = Conditions::new();
     let n = normalize::with_behavior(
         &mut h,
@@ -657,7 +680,7 @@ fn run_normalize_legacy(c: &'static Value) -> R<Outcome> {
     let desired = int32(i, "desired_replicas")?;
     let now = Instant(0);
     let mut h = Hist::new();
-    h.load(true, &recs, &[], &[]);
+    loaded(h.load(true, &recs, &[], &[]))?;
     let settings = Settings {
         downscale_stabilization_window: window,
         ..Settings::DEFAULT
@@ -732,12 +755,12 @@ fn run_scaling_with_rules(c: &'static Value) -> R<Outcome> {
         scale_down: down,
     };
     let mut h = Hist::new();
-    h.load(
+    loaded(h.load(
         true,
         &[],
-        &timed(list(i, "scale_up_events")?, "replica_change")?,
-        &timed(list(i, "scale_down_events")?, "replica_change")?,
-    );
+        &event_list(list(i, "scale_up_events")?)?,
+        &event_list(list(i, "scale_down_events")?)?,
+    ))?;
     let mut conditions = Conditions::new();
     let n = normalize::with_behavior(
         &mut h,
@@ -762,12 +785,12 @@ fn run_scale_limits(c: &'static Value) -> R<Outcome> {
     let i = get(c, "inputs")?;
     let rules = resolved_rules(get(i, "rules")?)?;
     let mut h = Hist::new();
-    h.load(
+    loaded(h.load(
         true,
         &[],
-        &timed(list(i, "scale_up_events")?, "replica_change")?,
-        &timed(list(i, "scale_down_events")?, "replica_change")?,
-    );
+        &event_list(list(i, "scale_up_events")?)?,
+        &event_list(list(i, "scale_down_events")?)?,
+    ))?;
     let current = int32(i, "current_replicas")?;
     let now = Instant(0);
     let (limit, _) = match text(i, "direction")? {
@@ -786,29 +809,18 @@ fn run_scale_limits(c: &'static Value) -> R<Outcome> {
 /// (`current − added + deleted`); the event is stored by a real rescale (an HPA whose min/max
 /// force `prev → new`, reported with `rescale_succeeded`).
 ///
-/// `events_after`: upstream marks events older than the longest policy period as outdated
-/// and overwrites the last outdated one; the engine keeps them until 1800 s and appends.
-/// Outdated events never count again, so the multiset of events that are not outdated (strictly
-/// inside the longest period) is compared.
+/// `events_after`: upstream's list after storing, slot by slot: each slot's change and
+/// outdated flag (spec 14: the events before `now - longest period` become outdated and the
+/// last outdated slot is overwritten, or the event is appended).
 fn run_store_scale_events(c: &'static Value) -> R<Outcome> {
     let i = get(c, "inputs")?;
     let e = get(c, "expect")?;
-    let previous = timed(list(i, "previous_events")?, "replica_change")?;
+    let previous = event_list(list(i, "previous_events")?)?;
     let query_period = int32(i, "period_s_for_change_query")?;
-    let longest = match i.get("scaling_rules") {
-        Some(r) if !r.is_null() => policies(list(r, "policies")?)?
-            .iter()
-            .map(|p| p.period_seconds)
-            .max(),
-        _ => None,
-    };
-    let mut want_after: Vec<i32> = Vec::new();
+    let mut want_after = Vec::new();
     for ev in list(e, "events_after")? {
-        if !flag(ev, "outdated")? {
-            want_after.push(int32(ev, "replica_change")?);
-        }
+        want_after.push(Some((int32(ev, "replica_change")?, flag(ev, "outdated")?)));
     }
-    want_after.sort_unstable();
     let want_change = int32(e, "replicas_change_in_period_before")?;
     let now = Instant(0);
     let mut diff = Diff::default();
@@ -819,11 +831,12 @@ fn run_store_scale_events(c: &'static Value) -> R<Outcome> {
         let new = int32(call, "new_replicas")?;
         let label = if up { "scale-up" } else { "scale-down" };
         let mut a: Autoscaler = Autoscaler::new();
-        if up {
-            a.history_mut().load(true, &[], &previous, &[]);
+        let (ups, downs) = if up {
+            (&previous[..], &[][..])
         } else {
-            a.history_mut().load(true, &[], &[], &previous);
-        }
+            (&[][..], &previous[..])
+        };
+        loaded(a.load_history(true, &[], ups, downs))?;
 
         // Change in the period, before storing.
         let probe = ResolvedRules {
@@ -881,16 +894,14 @@ fn run_store_scale_events(c: &'static Value) -> R<Outcome> {
             d.rescale.then_some(d.desired_replicas),
         );
         a.rescale_succeeded();
-        let mut have: Vec<i32> = a
+        let direction = if up { Direction::Up } else { Direction::Down };
+        let have: Vec<Option<(i32, bool)>> = a
             .history()
-            .scale_events()
-            .filter(|&(change, _)| (change > 0) == up)
-            .filter(|&(_, t)| longest.is_none_or(|p| t.is_after_cutoff(now, secs(i64::from(p)))))
-            .map(|(change, _)| change.abs())
+            .scale_event_list(direction)
+            .map(|e| e.map(|e| (e.change, e.outdated)))
             .collect();
-        have.sort_unstable();
         diff.eq(
-            &format!("{label}: events not outdated after storing"),
+            &format!("{label}: the list after storing (change, outdated)"),
             want_after.clone(),
             have,
         );
@@ -908,7 +919,7 @@ fn run_convert_with_rules(c: &'static Value) -> R<Outcome> {
         ..Settings::DEFAULT
     };
     let mut h = Hist::new();
-    h.load(true, &[], &[], &[]);
+    loaded(h.load(true, &[], &[], &[]))?;
     let mut conditions = Conditions::new();
     let n = normalize::legacy(
         &mut h,
@@ -1410,19 +1421,17 @@ fn run_controller(c: &'static Value) -> R<Outcome> {
 
     // The controller's state for this HPA.
     let mut a: Autoscaler = Autoscaler::new();
-    let ups = timed(list(ctl, "scale_up_events")?, "replica_change")?;
-    let downs = timed(list(ctl, "scale_down_events")?, "replica_change")?;
+    let ups = event_list(list(ctl, "scale_up_events")?)?;
+    let downs = event_list(list(ctl, "scale_down_events")?)?;
     match opt_list(ctl, "recommendations")? {
         // No history for the key: the first reconcile records {spec replicas, now}.
         None => {
             if !ups.is_empty() || !downs.is_empty() {
-                a.history_mut().load(false, &[], &ups, &downs);
+                loaded(a.load_history(false, &[], &ups, &downs))?;
             }
         }
         // An existing (possibly empty) history.
-        Some(recs) => a
-            .history_mut()
-            .load(true, &timed(recs, "replicas")?, &ups, &downs),
+        Some(recs) => loaded(a.load_history(true, &timed(recs, "replicas")?, &ups, &downs))?,
     }
     let st = get(hpa_v, "status")?;
     a.status_mut().desired_replicas = int32(st, "desired_replicas")?;

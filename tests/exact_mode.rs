@@ -9,7 +9,7 @@
 use hpa::arith::Tolerances;
 use hpa::calculator::CalcContext;
 use hpa::defaults::ResolvedRules;
-use hpa::history::History;
+use hpa::history::{History, ScaleEvent};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition, ResourceRequest,
 };
@@ -390,13 +390,17 @@ fn percent_policy_disagreements_match_the_spec_counts() {
 #[test]
 fn percent_limits_from_a_loaded_history() {
     // 30 replicas after a +5 scale-up 10 s ago: the 60 s period starts at 25 -> 29 vs 28.
+    let event = |change, at| {
+        Some(ScaleEvent {
+            change,
+            at: Instant(at),
+            outdated: false,
+        })
+    };
     let mut history: History<16, 16> = History::new();
-    history.load(
-        true,
-        &[(30, Instant(-10_000))],
-        &[(5, Instant(-10_000))],
-        &[],
-    );
+    history
+        .load(true, &[(30, Instant(-10_000))], &[event(5, -10_000)], &[])
+        .unwrap();
     let policies = percent(12, 60);
     let up = |mode| scale_up_limit(&history, &rules(&policies), 30, Instant(0), mode);
     assert_eq!(up(Arithmetic::Kubernetes), (29, false));
@@ -408,7 +412,9 @@ fn percent_limits_from_a_loaded_history() {
 
     // 7 replicas after a 10 -> 7 scale-down 5 s ago: the start is 10 -> 1 vs 2 at 80 %.
     let mut history: History<16, 16> = History::new();
-    history.load(true, &[(7, Instant(-5_000))], &[], &[(3, Instant(-5_000))]);
+    history
+        .load(true, &[(7, Instant(-5_000))], &[], &[event(3, -5_000)])
+        .unwrap();
     let policies = percent(80, 60);
     let down = |mode| scale_down_limit(&history, &rules(&policies), 7, Instant(0), mode);
     assert_eq!(down(Arithmetic::Kubernetes), (1, false));
