@@ -1,11 +1,14 @@
 //! Same answers as Rust: every bundled trace (`examples/traces/*`), replayed through the C
-//! API by a C program, prints exactly the decisions `hpa replay` prints.
+//! API by a C program, prints exactly the decisions `hpa replay` prints; so do 60 random
+//! traces and the upstream traces (`tests/upstream-traces/`), which are also judged against
+//! upstream's own lines.
 //!
-//! The trace is read with the loader `hpa replay` uses (`hpa_cli::trace`), and its HPA and
-//! steps are written out as C data (`trace_data.h`: static `hpa_config`, pods, samples, ...).
-//! `tests/c/replay_driver.c` replays them through `libhpa.a` and prints JSON lines in the
-//! replay format; they must equal the `hpa` binary's output, line by line, field by field.
-//! The C replays also run with AddressSanitizer + UndefinedBehaviorSanitizer and under
+//! Each trace is read with the loader `hpa replay` uses (`hpa_cli::trace`), and its HPA and
+//! steps are written out as C data (`trace_data.h`: static `hpa_config`, pods, samples, ...,
+//! and a table of the traces of one program). `tests/c/replay_driver.c` replays them through
+//! `libhpa.a` and prints JSON lines in the replay format; they must equal the `hpa` binary's
+//! output, line by line, field by field. The C replays of the bundled traces and of a sample
+//! of the upstream ones also run with AddressSanitizer + UndefinedBehaviorSanitizer and under
 //! valgrind, each step's workspace allocated with exactly the size the library asks for.
 
 mod support;
