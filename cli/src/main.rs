@@ -86,16 +86,15 @@ fn replay(path: &Path, digest: bool) -> ExitCode {
             return ExitCode::from(EXIT_INVALID);
         }
     };
-    let mut lines = Vec::with_capacity(trace.steps());
     let mut fold = Digest::new();
     // Everything is computed before anything is printed, so a failure prints nothing.
-    match run(&trace, &mut lines, &mut fold) {
-        Ok(()) => {}
+    let mut lines = match output::replay_lines(&trace, &mut fold) {
+        Ok(lines) => lines,
         Err(message) => {
             eprintln!("hpa replay: {message}");
             return ExitCode::from(EXIT_INVALID);
         }
-    }
+    };
     if digest {
         // The trace's name is its file stem, as the firmware names the traces it bundles.
         let name = path.file_stem().unwrap_or_default().to_string_lossy();
@@ -113,14 +112,4 @@ fn replay(path: &Path, digest: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
-}
-
-/// Replays every step into `lines` and `digest`.
-fn run(trace: &trace::Trace, lines: &mut Vec<String>, digest: &mut Digest) -> Result<(), String> {
-    trace.replay(|_, _, decision, _, status| {
-        digest.step(decision, status);
-        let line = output::StepLine::new(decision, status);
-        lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
-        Ok(())
-    })
 }

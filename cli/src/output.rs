@@ -1,12 +1,15 @@
-//! The JSON line `hpa replay` prints for each step (trace format, "Output").
+//! The JSON lines `hpa replay` prints, one per step (trace format, "Output").
 
 use hpa::conditions::Conditions;
+use hpa::digest::Digest;
 use hpa::metrics::{MetricOutcome, MetricProposal};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::MetricSourceType;
 use hpa::{Decision, LimitedBy, Status};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+
+use crate::trace::Trace;
 
 /// One output line. Field order is the format's: the required fields first.
 #[derive(Serialize)]
@@ -114,4 +117,21 @@ impl StepLine {
             history_overflowed: decision.history_overflowed,
         }
     }
+}
+
+/// `hpa replay`: every step's JSON line, each decision also folded into `digest` (for
+/// `--digest`). Shared with the tests that judge the binary's output (tests/upstream-traces).
+///
+/// # Errors
+///
+/// The engine refused a step (see [`Trace::replay`]).
+pub fn replay_lines(trace: &Trace, digest: &mut Digest) -> Result<Vec<String>, String> {
+    let mut lines = Vec::with_capacity(trace.steps());
+    trace.replay(|_, _, decision, _, status| {
+        digest.step(decision, status);
+        let line = StepLine::new(decision, status);
+        lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
+        Ok(())
+    })?;
+    Ok(lines)
 }

@@ -433,7 +433,8 @@ fn status_code(s: ConditionStatus) -> u8 {
 // ---------------------------------------------------------------------------------------------
 // Traces
 
-fn encode_traces(dir: &Path, enc: &mut Enc<'_>) -> R<Vec<u8>> {
+/// The bundled traces (`examples/traces`).
+fn bundled_traces(dir: &Path) -> R<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -443,11 +444,28 @@ fn encode_traces(dir: &Path, enc: &mut Enc<'_>) -> R<Vec<u8>> {
                 .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "json" | "yaml" | "yml"))
         })
         .collect();
-    // Byte order of the file names: `.ci/run` lists the host's digests in the same order.
+    // Byte order of the file names: `.ci/firmware` lists the host's digests in the same order.
     files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    Ok(files)
+}
+
+/// The sample of upstream traces (`tests/upstream-traces/`) listed in `upstream-sample.txt`,
+/// in its order: all 200 would not fit in flash (about 1.3 MB encoded). `.ci/firmware` reads
+/// the same list for the host's digests.
+fn upstream_sample(list: &Path, dir: &Path) -> R<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(list).map_err(|e| format!("{}: {e}", list.display()))?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|stem| !stem.is_empty())
+        .map(|stem| dir.join(format!("{stem}.json")))
+        .collect())
+}
+
+fn encode_traces(files: &[PathBuf], enc: &mut Enc<'_>) -> R<Vec<u8>> {
     let mut o = Out::default();
     o.usize(files.len());
-    for path in &files {
+    for path in files {
         let trace = hpa_cli::trace::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let name = path
             .file_stem()
@@ -824,7 +842,14 @@ fn run() -> R<()> {
         strings: &mut strings,
         cap: &mut cap,
     };
-    let traces = encode_traces(&traces_dir, &mut enc)?;
+    let mut trace_files = bundled_traces(&traces_dir)?;
+    let sample_list = manifest.join("upstream-sample.txt");
+    println!("cargo:rerun-if-changed={}", sample_list.display());
+    trace_files.extend(upstream_sample(
+        &sample_list,
+        &root.join("tests/upstream-traces"),
+    )?);
+    let traces = encode_traces(&trace_files, &mut enc)?;
     let (cases, n_cases) = encode_cases(&cases_path, &mut enc)?;
 
     let write = |name: &str, bytes: &[u8]| {

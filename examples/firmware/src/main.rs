@@ -1,5 +1,6 @@
-//! Replays the bundled traces and the replica calculator conformance cases on a Cortex-M0
-//! (QEMU `microbit`, semihosting), from the binary form `build.rs` stored in flash.
+//! Replays the bundled traces, a sample of the upstream traces (`upstream-sample.txt`) and the
+//! replica calculator conformance cases on a Cortex-M0 (QEMU `microbit`, semihosting), from the
+//! binary form `build.rs` stored in flash.
 //!
 //! Prints one line `digest <trace-name> <hex>` per trace (the same digest `hpa replay --digest`
 //! prints on the host), `stack <bytes>` (the deepest stack one evaluation used, measured by
