@@ -83,7 +83,8 @@ pub struct SimulateArgs {
     /// Replicas at the start (default: what the first demand needs, within min/max).
     #[arg(long, value_name = "N")]
     pub initial_replicas: Option<i32>,
-    /// A pod's request, for Utilization targets (repeatable; defaults cpu=1, memory=1Gi).
+    /// Each container's request, for Utilization targets (repeatable; defaults cpu=1,
+    /// memory=1Gi). Pods have one container per container a metric names, else one.
     #[arg(long = "pod-request", value_name = "RESOURCE=QUANTITY")]
     pub pod_request: Vec<String>,
     /// Explain every step (long for long runs).
