@@ -1352,7 +1352,9 @@ typedef struct hpa_sample {
    */
   int64_t window_ms;
   /**
-   * Per-container usage, for ContainerResource metrics (may be empty otherwise).
+   * Per-container usage, for ContainerResource metrics (may be empty otherwise). A sample
+   * that lacks the metric's container is a pod without a sample, as upstream's: `present`
+   * need not be cleared for it.
    */
   const struct hpa_container_usage *containers;
   /**

@@ -6,8 +6,12 @@
 //! files (`harness_defaults`, `family_docs`, per-case `notes`) and in
 //! `/work/shared/conformance/README.md`. Every case of both files (`cases`, `aux_cases`, every
 //! family, `superseded_cases` too) is mapped onto the engine's public API and compared with
-//! upstream's expectation. When `HPA_CONFORMANCE_DIR` is set, the files of the same names in
-//! that directory are run as well (a missing file there is an error).
+//! upstream's expectation. `tests/conformance/shapes/` holds synthetic vectors in the same
+//! schema (not upstream's: their notes give the reasoning) for shapes upstream's data may take
+//! that the bundled files may lack: null metric fields of a pod, metrics entries without the
+//! metric's container or resource, targets without a type. When `HPA_CONFORMANCE_DIR` is set,
+//! the files of the same names in that directory are run as well (a missing file there is an
+//! error).
 //!
 //! Conventions of the vectors: times are signed second offsets from "now" (0), Go's zero time
 //! is `-63914313600`; the engine counts milliseconds (`Instant(s * 1000)`). Quantities are
@@ -328,30 +332,8 @@ fn run_replica_calc_case(c: &'static Value) -> R<Outcome> {
     };
     let current = int32(c, "current_replicas")?;
     let now = at(int(c, "now")?);
-
-    let mut pods = Vec::new();
-    let mut per_pod = Vec::new();
-    for p in list(c, "pods")? {
-        pods.push(Pod {
-            name: text(p, "name")?,
-            phase: phase(opt_text(p, "phase")?)?,
-            ready: Some(ReadyCondition {
-                status: condition_status(get(p, "ready")?)?,
-                last_transition: opt_int(p, "ready_transition_time_s")?.map(at),
-            }),
-            start_time: opt_int(p, "start_time_s")?.map(at),
-            deleted: flag(p, "deleted")?,
-            containers: fixed_containers(obj(p, "requests_milli")?, resource)?,
-            requests: None,
-        });
-        per_pod.push(calc_sample(p, source)?);
-    }
-    let mut orphans = Vec::new();
-    for e in list(c, "extra_pod_metrics")? {
-        if let Some(s) = calc_sample(e, source)? {
-            orphans.push(s);
-        }
-    }
+    let container = spec.container_resource.map(|r| r.container);
+    let (pods, per_pod, orphans) = calc_pods(c, source, resource, container)?;
     let mut diff = Diff::default();
     diff.eq(
         "pod_count",
@@ -472,15 +454,7 @@ fn run_group_pods(c: &'static Value) -> R<Outcome> {
             containers: &[],
             requests: None,
         };
-        let sample = match metrics.get(name) {
-            Some(s) => Some(Sample {
-                milli: int(s, "value_milli")?,
-                timestamp: at(int(s, "timestamp_s")?),
-                window: secs(int(s, "window_s")?),
-                containers: &[],
-            }),
-            None => None,
-        };
+        let sample = group_sample(metrics, name)?;
         match group_pod(&pod, sample.as_ref(), &rules) {
             PodGroup::Ready => ready += 1,
             PodGroup::Unready => unready.push(name),
@@ -1022,18 +996,27 @@ fn parse_selector(s: &str) -> Option<Vec<(String, bool, String)>> {
     Some(out)
 }
 
-fn controller_target(t: &'static Value) -> R<MetricTarget> {
-    Ok(MetricTarget {
-        type_: Some(match text(t, "type")? {
-            "Utilization" => MetricTargetType::Utilization,
-            "Value" => MetricTargetType::Value,
-            "AverageValue" => MetricTargetType::AverageValue,
-            other => return Err(format!("unknown target type {other:?}")),
-        }),
-        value: opt_int(t, "value_milli")?.map(Quantity::from_milli),
-        average_value: opt_int(t, "average_value_milli")?.map(Quantity::from_milli),
-        average_utilization: opt_int32(t, "average_utilization")?,
-    })
+/// A controller scenario's metric target. A `type` of null (or no target) is a target without
+/// a type, as upstream's harness builds when a case sets no CPU target and no metric (the API
+/// would reject it; the controller evaluates nothing while the replica count is outside
+/// min/max, and fails the metric inside).
+fn controller_target(t: Option<&'static Value>) -> R<MetricTarget> {
+    let Some(t) = t.filter(|t| !t.is_null()) else {
+        return Ok(typeless_target(None, None, None));
+    };
+    let mut target = typeless_target(
+        opt_int(t, "value_milli")?,
+        opt_int(t, "average_value_milli")?,
+        opt_int32(t, "average_utilization")?,
+    );
+    target.type_ = match opt_text(t, "type")? {
+        None => None,
+        Some("Utilization") => Some(MetricTargetType::Utilization),
+        Some("Value") => Some(MetricTargetType::Value),
+        Some("AverageValue") => Some(MetricTargetType::AverageValue),
+        Some(other) => return Err(format!("unknown target type {other:?}")),
+    };
+    Ok(target)
 }
 
 fn identifier(m: &'static Value) -> R<MetricIdentifier<'static>> {
@@ -1049,21 +1032,21 @@ fn controller_metric(m: &'static Value) -> R<Option<MetricSpec<'static>>> {
     Ok(Some(match text(m, "type")? {
         "Resource" => {
             let r = get(m, "resource")?;
-            MetricSpec::resource(text(r, "name")?, controller_target(get(r, "target")?)?)
+            MetricSpec::resource(text(r, "name")?, controller_target(r.get("target"))?)
         }
         "ContainerResource" => {
             let r = get(m, "container_resource")?;
             MetricSpec::container_resource(
                 text(r, "name")?,
                 text(r, "container")?,
-                controller_target(get(r, "target")?)?,
+                controller_target(r.get("target"))?,
             )
         }
         "Pods" => {
             let p = get(m, "pods")?;
             MetricSpec::pods(
                 identifier(get(p, "metric")?)?,
-                controller_target(get(p, "target")?)?,
+                controller_target(p.get("target"))?,
             )
         }
         "Object" => {
@@ -1076,14 +1059,14 @@ fn controller_metric(m: &'static Value) -> R<Option<MetricSpec<'static>>> {
                     api_version: text(d, "api_version")?,
                 },
                 identifier(get(o, "metric")?)?,
-                controller_target(get(o, "target")?)?,
+                controller_target(o.get("target"))?,
             )
         }
         "External" => {
             let x = get(m, "external")?;
             MetricSpec::external(
                 identifier(get(x, "metric")?)?,
-                controller_target(get(x, "target")?)?,
+                controller_target(x.get("target"))?,
             )
         }
         _ => return Ok(None),
@@ -1132,6 +1115,41 @@ fn pod_samples(
     })
 }
 
+/// One pod's entry of the fake resource metrics API (a PodMetrics item) as the metrics client
+/// reads it (spec §9); its containers are those listed for any resource. Resource metrics:
+/// the sum of the containers' usage of `key`'s resource, no sample when the entry lists no
+/// container or one lacks that resource. ContainerResource metrics: the entry whole, in which
+/// the engine looks the named container up (an entry without it is a pod without a sample,
+/// as upstream's since PR #127193, while the API still counts as having answered).
+fn resource_sample(
+    e: &'static Value,
+    key: &str,
+    container: Option<&'static str>,
+) -> R<Option<Sample<'static>>> {
+    let containers = match opt_obj(e, key)? {
+        Some(m) => usages(m)?,
+        None => &[],
+    };
+    let mut listed: Vec<&str> = containers.iter().map(|u| u.name).collect();
+    for other in ["cpu_milli", "memory_milli"] {
+        for k in opt_obj(e, other)?.into_iter().flat_map(|m| m.keys()) {
+            if !listed.contains(&k.as_str()) {
+                listed.push(k);
+            }
+        }
+    }
+    let value = match container {
+        Some(name) => containers.iter().find(|u| u.name == name).map(|u| u.milli),
+        None => {
+            (!listed.is_empty() && listed.len() == containers.len()).then(|| sum_usage(containers))
+        }
+    };
+    if value.is_none() && container.is_none() {
+        return Ok(None);
+    }
+    entry_sample(e, value, ("timestamp_s", "window_s"), containers).map(Some)
+}
+
 /// What the fake metrics clients return for one metric of the HPA.
 fn controller_values(
     spec: &MetricSpec<'static>,
@@ -1157,21 +1175,12 @@ fn controller_values(
                 "memory" => "memory_milli",
                 other => return Err(format!("no fake metrics for resource {other:?}")),
             };
+            let container = spec.container_resource.map(|r| r.container);
             let mut entries = Vec::new();
             for e in list(src, "pods")? {
-                let containers = usages(obj(e, key)?)?;
-                if containers.is_empty() {
-                    continue;
+                if let Some(sample) = resource_sample(e, key, container)? {
+                    entries.push((text(e, "pod")?, sample));
                 }
-                entries.push((
-                    text(e, "pod")?,
-                    Sample {
-                        milli: sum_usage(containers),
-                        timestamp: at(int(e, "timestamp_s")?),
-                        window: secs(int(e, "window_s")?),
-                        containers,
-                    },
-                ));
             }
             Ok(pod_samples(pods, entries))
         }
@@ -1183,7 +1192,8 @@ fn controller_values(
             let name = spec.pods.map(|p| p.metric.name).unwrap_or_default();
             let mut entries = Vec::new();
             for e in list(src, "items")? {
-                if text(e, "metric")? != name {
+                // A null value: the adapter has no value for that pod.
+                if text(e, "metric")? != name || is_null(e, "value_milli") {
                     continue;
                 }
                 entries.push((
@@ -1366,19 +1376,41 @@ fn run_controller(c: &'static Value) -> R<Outcome> {
         scale_to_zero: true,
         ..settings
     };
+    // A target without a type (upstream's harness builds one when a case sets neither a CPU
+    // target nor a metric): validation rejects it, the stored object runs.
+    let typeless = spec.metrics.iter().any(|m| {
+        let target = match m.type_ {
+            Some(MetricSourceType::Resource) => m.resource.map(|r| r.target),
+            Some(MetricSourceType::ContainerResource) => m.container_resource.map(|r| r.target),
+            Some(MetricSourceType::Pods) => m.pods.map(|p| p.target),
+            Some(MetricSourceType::Object) => m.object.map(|o| o.target),
+            Some(MetricSourceType::External) => m.external.map(|x| x.target),
+            None => None,
+        };
+        target.is_some_and(|t| t.type_.is_none())
+    });
+    // What validation must reject (the text its error holds) in an object that upstream's
+    // fake client stores anyway: the controller then runs it.
+    let stored = match (unknown_type, typeless) {
+        (true, _) => Some(("type", "a metric without a source type")),
+        (false, true) => Some((
+            "must specify a metric target type",
+            "a metric target without a type",
+        )),
+        (false, false) => None,
+    };
     let hpa = match (Hpa::new(spec, &validation_settings), api_rejects) {
-        (Err(e), _) if unknown_type => {
-            if !e.to_string().contains("type") {
+        (Err(e), _) if stored.is_some() => {
+            if let Some((text, what)) = stored.filter(|(text, _)| !e.to_string().contains(text)) {
                 return Ok(Outcome::Fail(format!(
-                    "Hpa::new rejected the unknown metric type for another reason: {e}"
+                    "Hpa::new rejected {what} without saying {text:?}: {e}"
                 )));
             }
             Hpa::from_stored(spec)
         }
-        (Ok(_), _) if unknown_type => {
-            return Ok(Outcome::Fail(
-                "Hpa::new accepted a metric without a source type".into(),
-            ))
+        (Ok(_), _) if stored.is_some() => {
+            let what = stored.map(|(_, what)| what).unwrap_or_default();
+            return Ok(Outcome::Fail(format!("Hpa::new accepted {what}")));
         }
         (Ok(h), false) => h,
         // The API server rejects this object; upstream's fake client stores it anyway. Check
@@ -1738,10 +1770,10 @@ fn run_normalization_file(report: &mut Report, label: &str, path: &Path) {
 fn conformance() {
     let started = std::time::Instant::now();
     let mut report = Report::default();
-    let mut dirs: Vec<(String, PathBuf)> = vec![(
-        "tests/conformance".into(),
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"),
-    )];
+    let mut dirs: Vec<(String, PathBuf)> = ["tests/conformance", "tests/conformance/shapes"]
+        .into_iter()
+        .map(|d| (d.into(), PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(d)))
+        .collect();
     if let Some(dir) = std::env::var_os("HPA_CONFORMANCE_DIR") {
         let dir = PathBuf::from(dir);
         dirs.push((dir.display().to_string(), dir));

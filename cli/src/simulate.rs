@@ -12,15 +12,20 @@
 //!   and become ready after the start-up delay (30 s by default); until then they are
 //!   `Pending`, which the HPA counts as unready (left out of averages, counted as using
 //!   nothing when scaling up). A scale-down removes the newest pods first, so pods still
-//!   starting go before ready ones (as a ReplicaSet chooses). Every pod requests the
-//!   `--pod-request` resources (default `cpu=1`, `memory=1Gi`) in one container (named after
-//!   the ContainerResource metric's container, or `app`). At the start the pool holds the
+//!   starting go before ready ones (as a ReplicaSet chooses). Every pod has one container per
+//!   container the ContainerResource metrics name (in the order they first name them), or one
+//!   container `app` when none does; each container requests the `--pod-request` resources
+//!   (default `cpu=1`, `memory=1Gi`), so a Resource metric's utilization is against their
+//!   sum, as upstream adds a pod's containers' requests. At the start the pool holds the
 //!   initial replicas, ready for an hour.
 //! * **Samples.** Each evaluation sees, per metric:
 //!   - Resource and ContainerResource (Utilization or AverageValue), Pods (AverageValue): the
 //!     demand spread evenly over the ready pods; each ready pod reports its share as its
 //!     sample (usage in the resource's unit, or the Pods metric's value), taken at the
-//!     evaluation time with a 60 s window. Pending pods report nothing. For `cpu` the
+//!     evaluation time with a 60 s window. A ContainerResource metric's sample lists its own
+//!     container's usage only: the engine reads the named container and counts a pod whose
+//!     sample lacks it as missing (trace format rule 7), so each such metric sees its
+//!     container whatever the others name. Pending pods report nothing. For `cpu` the
 //!     controller's readiness rules apply as upstream: a pod ready for less than a sample
 //!     window during its first 5 minutes is left out.
 //!   - Object and External with a **Value** target: the demand divided by the ready pods (an
@@ -192,7 +197,8 @@ pub struct Plan {
     pub path: String,
     /// The metrics.
     pub metrics: Vec<MetricPlan>,
-    container: String,
+    /// Each pod's containers (see the module documentation).
+    containers: Vec<String>,
     min: i32,
     max: i32,
 }
@@ -257,7 +263,15 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
     let spec = manifest.spec(&arena);
     let hpa = Hpa::new(&spec, &opts.settings).map_err(|e| format!("{path}: {e}"))?;
     let specs = hpa.metrics();
-    let mut container: Option<String> = None;
+    let mut containers: Vec<String> = Vec::new();
+    for c in specs.iter().filter_map(|m| m.container_resource) {
+        if !containers.iter().any(|n| n == c.container) {
+            containers.push(c.container.to_owned());
+        }
+    }
+    if containers.is_empty() {
+        containers.push("app".to_owned());
+    }
     let mut metrics = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let column = column_for(i, spec, specs, load, path)?;
@@ -271,17 +285,9 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
             (Some(MetricSourceType::Resource | MetricSourceType::ContainerResource), t) => {
                 let resource = explain::resource_name(spec).unwrap_or("");
                 let named = spec.container_resource.map(|c| c.container.to_owned());
-                if let Some(c) = &named {
-                    match &container {
-                        Some(other) if other != c => {
-                            return Err(fail(&format!(
-                                "the pool model gives each pod one container, and another \
-                                 metric names container `{other}`, not `{c}`"
-                            )))
-                        }
-                        _ => container = Some(c.clone()),
-                    }
-                }
+                // The request the utilization is of: the named container's, or the pod's
+                // (every container requests the same).
+                let per_pod = if named.is_some() { 1 } else { containers.len() };
                 let feed = Feed::PodShare { container: named };
                 match t {
                     Target::Utilization(percent) => {
@@ -301,9 +307,10 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
                                 "the pods' {resource} request must be positive"
                             )));
                         }
+                        let request = i128::from(request) * per_pod as i128;
                         (
                             feed,
-                            (i128::from(request) * i128::from(percent), 100),
+                            (request * i128::from(percent), 100),
                             f64::from(percent),
                             "%",
                         )
@@ -366,7 +373,7 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
         label,
         path: path.to_owned(),
         metrics,
-        container: container.unwrap_or_else(|| "app".to_owned()),
+        containers,
         min: hpa.min_replicas(),
         max: hpa.max_replicas(),
     })
@@ -510,7 +517,7 @@ fn run_with<const R: usize, const E: usize>(
     }
     let steps = clock.times.len();
 
-    // The pod template: one container with every request.
+    // The pod template: the plan's containers, each with every request.
     let requests: Vec<ResourceRequest<'_>> = opts
         .requests
         .iter()
@@ -519,11 +526,15 @@ fn run_with<const R: usize, const E: usize>(
             quantity: *quantity,
         })
         .collect();
-    let containers = [Container {
-        name: &plan.container,
-        kind: ContainerKind::Regular,
-        requests: &requests,
-    }];
+    let containers: Vec<Container<'_>> = plan
+        .containers
+        .iter()
+        .map(|name| Container {
+            name,
+            kind: ContainerKind::Regular,
+            requests: &requests,
+        })
+        .collect();
     let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
         name: "pod",
         phase,
@@ -976,6 +987,69 @@ mod tests {
         assert_eq!(pod_seconds(1_234_500), "1,234.5");
         assert_eq!(pod_seconds(15_000), "15");
         assert_eq!(percent(1, 3), "33.3 %");
+    }
+
+    /// ContainerResource metrics that name different containers: every pod has both, each
+    /// metric's samples hold its own container's usage and its utilization is of that
+    /// container's request; a Resource metric's is of the pod's (both containers).
+    #[test]
+    fn metrics_naming_different_containers_each_see_their_container() {
+        let manifest = crate::trace::parse_manifest(
+            r#"
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 20
+  metrics:
+    - type: ContainerResource
+      containerResource: {name: cpu, container: app, target: {type: Utilization, averageUtilization: 50}}
+    - type: ContainerResource
+      containerResource: {name: cpu, container: sidecar, target: {type: Utilization, averageUtilization: 50}}
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+    - type: ContainerResource
+      containerResource: {name: memory, container: app, target: {type: AverageValue, averageValue: 1Gi}}
+"#,
+            crate::trace::Format::Yaml,
+            &Settings::DEFAULT,
+        )
+        .unwrap();
+        // 4 pods: app at 2 cores (50 % of its 1-core request each), the sidecar at 4 (100 %),
+        // the pod at 4 (50 % of 2 cores), app memory at 4Gi (1Gi each).
+        let load = crate::csv_load::parse(
+            "time,metrics[0],metrics[1],metrics[2],metrics[3]\n0,2,4,4,4294967296\n\
+             60,2,4,4,4294967296\n",
+            "load.csv",
+        )
+        .unwrap();
+        let opts = Options {
+            settings: Settings::DEFAULT,
+            sync_period: 15_000,
+            startup_delay: 30_000,
+            noise_ppm: 0,
+            seed: 0,
+            initial_replicas: Some(4),
+            requests: vec![
+                ("cpu".to_owned(), Quantity::parse("1").unwrap()),
+                ("memory".to_owned(), Quantity::parse("1Gi").unwrap()),
+            ],
+            explain: Explain::None,
+        };
+        let plan = plan(&manifest, "hpa.yaml", &load, &opts).unwrap();
+        assert_eq!(plan.containers, ["app", "sidecar"]);
+        let clock = Clock::new(&load, opts.sync_period).unwrap();
+        let demand: Vec<Vec<i64>> = (0..load.columns.len())
+            .map(|c| load.resample(c, &clock.absolute()))
+            .collect();
+        let run = run(&manifest, &plan, &clock, &demand, &opts, &|_| {}).unwrap();
+        let first: Vec<Option<f64>> = run.current.iter().map(|m| m[0]).collect();
+        assert_eq!(
+            first,
+            [Some(50.0), Some(100.0), Some(50.0), Some(1_073_741_824.0)]
+        );
+        // The sidecar's 100 % against 50 % doubles the pool.
+        assert_eq!(run.replicas[0], 8);
     }
 
     #[test]

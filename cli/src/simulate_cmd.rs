@@ -83,7 +83,8 @@ pub struct SimulateArgs {
     /// Replicas at the start (default: what the first demand needs, within min/max).
     #[arg(long, value_name = "N")]
     pub initial_replicas: Option<i32>,
-    /// A pod's request, for Utilization targets (repeatable; defaults cpu=1, memory=1Gi).
+    /// Each container's request, for Utilization targets (repeatable; defaults cpu=1,
+    /// memory=1Gi). Pods have one container per container a metric names, else one.
     #[arg(long = "pod-request", value_name = "RESOURCE=QUANTITY")]
     pub pod_request: Vec<String>,
     /// Explain every step (long for long runs).
@@ -643,6 +644,40 @@ pub fn replay_human(path: &Path, events: bool, explain_steps: bool) -> ExitCode 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `hpa replay --events --explain` on the bundled trace whose samples lack the metric's
+    /// container: those pods are missing (filled in as upstream fills missing pods), and a
+    /// step where no pod's sample has the container fails that metric.
+    #[test]
+    fn human_replay_of_samples_without_the_container() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/traces/container-missing.json");
+        let trace = trace::load(&path).unwrap();
+        let text = replay_text(&trace, true, true).unwrap();
+        let error = "failed to get app container metric value: failed to get cpu utilization: \
+                     did not receive metrics for targeted pods (pods might be unready)";
+        for line in [
+            "  0:00:00  Normal   SuccessfulRescale                 New size: 5; reason: cpu \
+             container resource utilization (percentage of request) above target",
+            &format!("  0:01:00  Warning  FailedGetContainerResourceMetric  {error}"),
+            // Two pods without `app`, counted as using nothing while scaling up: 82 % of the
+            // ready pods' requests becomes 49 %, below the target, so no change.
+            "  steps[1] at 0:00:15  5 replicas, no change",
+            "    cpu container resource utilization (percentage of request): 82% of request, \
+             average 410m vs target 60%: ratio 1.367, tolerance band [0.9, 1.1] -> proposes 5",
+            // web-1 without `app` counts as using its request while scaling down.
+            "    cpu container resource utilization (percentage of request): 10% of request, \
+             average 50m vs target 60%: ratio 0.167, tolerance band [0.9, 1.1] -> proposes 2",
+            &format!(
+                "    cpu container resource utilization (percentage of request): error: {error}"
+            ),
+        ] {
+            assert!(
+                text.contains(&format!("{line}\n")),
+                "{line:?} not in\n{text}"
+            );
+        }
+    }
 
     #[test]
     fn durations() {

@@ -1994,12 +1994,20 @@ fn entry_fields(raw: &RawMetricValues) -> Vec<&'static str> {
     fields
 }
 
+/// One pod's sample, or `None` when the pod has no sample for the metric (trace format rule 7,
+/// algorithm spec §9): a Resource sample with neither `value` nor any container usage is a pod
+/// whose metrics list no containers, which upstream's resource metrics client gives no sample.
+/// A ContainerResource sample is kept as it is, whatever containers it lists: the engine reads
+/// the named container in it, and a pod whose sample lacks that container is missing, as
+/// upstream since PR #127193 (the sample still counts as the metrics API having answered, so
+/// that a metric no pod has the container for fails with upstream's "did not receive metrics
+/// for targeted pods", not "no metrics returned").
 fn convert_sample(
     path: &str,
     raw: RawSample,
     type_: MetricSourceType,
     at: i64,
-) -> Result<OwnedSample, TraceError> {
+) -> Result<Option<OwnedSample>, TraceError> {
     let window = match raw.window {
         None => 60_000,
         Some(w) if w < 0 => {
@@ -2028,23 +2036,18 @@ fn convert_sample(
                 "required: a Pods metric sample needs `value`",
             ))
         }
-        None if containers.is_empty() => {
-            return Err(TraceError::new(
-                path,
-                "a sample needs `value` or per-container usage in `containers`",
-            ))
-        }
+        None if containers.is_empty() && type_ == MetricSourceType::Resource => return Ok(None),
         // Upstream sums the containers' milli-values; saturate instead of wrapping.
         None => containers
             .iter()
             .fold(0i64, |sum, (_, milli)| sum.saturating_add(*milli)),
     };
-    Ok(OwnedSample {
+    Ok(Some(OwnedSample {
         milli,
         timestamp: Instant(raw.timestamp.unwrap_or(at)),
         window: Duration::from_millis(window),
         containers,
-    })
+    }))
 }
 
 fn convert_metric_values(
@@ -2102,7 +2105,11 @@ fn convert_metric_values(
         let mut per_pod = vec![None; pod_index.len()];
         let mut orphans = Vec::new();
         for (name, sample) in samples.0 {
-            let sample = convert_sample(&format!("{path}.samples.{name}"), sample, type_, at)?;
+            let Some(sample) =
+                convert_sample(&format!("{path}.samples.{name}"), sample, type_, at)?
+            else {
+                continue;
+            };
             match pod_index.get(name.as_str()) {
                 Some(&i) => per_pod[i] = Some(sample),
                 None => orphans.push((name, sample)),
@@ -2833,13 +2840,29 @@ steps:
         assert!(json(&default_metric).is_ok(), "{default_metric}");
     }
 
+    /// The samples of the only step's first metric.
+    fn first_samples(trace: &Trace) -> (Vec<Option<OwnedSample>>, Vec<OwnedSample>) {
+        match &trace.steps[0].metrics[0] {
+            OwnedMetricValues::Pods { per_pod, orphans } => (per_pod.clone(), orphans.clone()),
+            other => panic!("expected samples, got {other:?}"),
+        }
+    }
+
     #[test]
     fn samples() {
-        assert_error(
-            json(&base_with(r#"{"value": "100m"}"#, r#"{"timestamp": 3}"#)),
-            "steps[0].metrics[0].samples.p0",
-            "a sample needs `value` or per-container usage in `containers`",
+        // A Resource sample with neither `value` nor container usage: a pod whose metrics
+        // list no containers, which upstream gives no sample (algorithm spec §9).
+        for empty in [r#"{"timestamp": 3}"#, r#"{"containers": {}}"#] {
+            let trace = json(&base_with(r#"{"value": "100m"}"#, empty)).unwrap();
+            let (per_pod, orphans) = first_samples(&trace);
+            assert!(per_pod[0].is_none() && orphans.is_empty(), "{empty}");
+        }
+        let orphan = base_with(
+            r#""p0": {"value": "100m"}"#,
+            r#""p0": {"value": "100m"}, "gone": {"containers": {}}"#,
         );
+        let (per_pod, orphans) = first_samples(&json(&orphan).unwrap());
+        assert!(per_pod[0].is_some() && orphans.is_empty());
         assert_error(
             json(&base_with(
                 r#"{"value": "100m"}"#,
@@ -2855,11 +2878,116 @@ steps:
     "target": {"type": "AverageValue", "averageValue": "1"}}}"#,
         );
         assert!(json(&pods_metric).is_ok());
-        assert_error(
-            json(&pods_metric.replacen(r#"{"value": "100m"}"#, r#"{"containers": {"c": "1"}}"#, 1)),
-            "steps[0].metrics[0].samples.p0.value",
-            "required: a Pods metric sample needs `value`",
+        for no_value in [r#"{"containers": {"c": "1"}}"#, r#"{"containers": {}}"#] {
+            assert_error(
+                json(&pods_metric.replacen(r#"{"value": "100m"}"#, no_value, 1)),
+                "steps[0].metrics[0].samples.p0.value",
+                "required: a Pods metric sample needs `value`",
+            );
+        }
+    }
+
+    /// `hpa replay`'s JSON lines for a trace.
+    fn replay_lines(text: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        json(text)
+            .unwrap()
+            .replay(|_, _, decision, _, status| {
+                let line = crate::output::StepLine::new(decision, status);
+                lines.push(serde_json::to_string(&line).unwrap());
+                Ok(())
+            })
+            .unwrap();
+        lines
+    }
+
+    /// The `desiredReplicas` of a JSON line.
+    fn desired_replicas(line: &str) -> i64 {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        v["desiredReplicas"].as_i64().unwrap()
+    }
+
+    /// A ContainerResource trace: three pods, `p2`'s sample of the first step and an orphan
+    /// sample replaced by `$P2` and `$ORPHAN`, and a second step whose samples all lack `app`.
+    const CONTAINER_TRACE: &str = r#"{"hpa": {"spec": {"maxReplicas": 10, "metrics": [
+  {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+   "target": {"type": "Utilization", "averageUtilization": 50}}}]}},
+ "steps": [
+  {"at": 0, "replicas": 3, "pods": [
+     {"name": "p0", "ready": "True", "startTime": -900000,
+      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]},
+     {"name": "p1", "ready": "True", "startTime": -900000,
+      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]},
+     {"name": "p2", "ready": "True", "startTime": -900000,
+      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]}],
+   "metrics": [{"samples": {"p0": {"containers": {"app": "400m", "sidecar": "9"}},
+                            "p1": {"containers": {"app": "450m"}} $P2 $ORPHAN}}]},
+  {"at": 15000, "replicas": 3, "pods": [
+     {"name": "p0", "containers": [{"name": "app", "requests": {"cpu": "500m"}}]}],
+   "metrics": [{"samples": {"p0": {"containers": {}, "value": "1"},
+                            "gone": {"containers": {"sidecar": "1"}}}}]}]}"#;
+
+    /// Trace format rule 7: a ContainerResource sample without the metric's container (an
+    /// empty `containers`, other containers only, a `value` only) is a pod with no sample: the
+    /// replay is the one of the same trace without that sample. An orphan sample without the
+    /// container does not count either; when no sample has the container, the metric fails
+    /// as upstream's does.
+    #[test]
+    fn container_resource_sample_without_the_container_is_a_missing_pod() {
+        let trace = |p2: &str, orphan: &str| {
+            CONTAINER_TRACE
+                .replace("$P2", p2)
+                .replace("$ORPHAN", orphan)
+        };
+        let absent = replay_lines(&trace("", ""));
+        // p2 missing: counted as using nothing while scaling up, (400m + 450m + 0) / 1500m of
+        // requests is 56 % against 50 %, 3 → 4.
+        assert_eq!(desired_replicas(&absent[0]), 4);
+        for p2 in [
+            r#", "p2": {"containers": {}}"#,
+            r#", "p2": {"containers": {"sidecar": "2"}, "timestamp": -5}"#,
+            r#", "p2": {"value": "2", "window": 30000}"#,
+        ] {
+            for orphan in [
+                "",
+                r#", "gone": {"containers": {"sidecar": "2"}, "value": "7"}"#,
+            ] {
+                assert_eq!(replay_lines(&trace(p2, orphan)), absent, "{p2} {orphan}");
+            }
+        }
+        // The same sample with the container does count.
+        let present = replay_lines(&trace(r#", "p2": {"containers": {"app": "2"}}"#, ""));
+        assert_ne!(present[0], absent[0]);
+        assert!(
+            absent[1].contains(
+                "failed to get cpu utilization: did not receive metrics for targeted pods \
+                 (pods might be unready)"
+            ),
+            "{}",
+            absent[1]
         );
+    }
+
+    /// A Resource sample with neither `value` nor container usage replays as no sample.
+    #[test]
+    fn resource_sample_without_usage_is_a_missing_pod() {
+        let two = |p1: &str| {
+            format!(
+                r#"{{"hpa": {{"spec": {{"maxReplicas": 10, "metrics": [{{"type": "Resource",
+  "resource": {{"name": "memory", "target": {{"type": "AverageValue", "averageValue": "1"}}}}}}]}}}},
+ "steps": [{{"at": 0, "replicas": 2, "pods": [{{"name": "p0"}}, {{"name": "p1"}}],
+   "metrics": [{{"samples": {{"p0": {{"value": "3"}} {p1}}}}}]}}]}}"#
+            )
+        };
+        let absent = replay_lines(&two(""));
+        // p1 missing: counted at 0 while scaling up, (3 + 0) / 2 against 1, 2 → 3.
+        assert_eq!(desired_replicas(&absent[0]), 3);
+        for p1 in [
+            r#", "p1": {"containers": {}}"#,
+            r#", "p1": {"timestamp": 0}"#,
+        ] {
+            assert_eq!(replay_lines(&two(p1)), absent, "{p1}");
+        }
     }
 
     #[test]

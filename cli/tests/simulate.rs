@@ -512,7 +512,7 @@ fn object_and_container_metrics_follow_the_pool() {
         "{text}"
     );
     assert_eq!(cell(&summary(&text), "max pods"), ["4"]);
-    // ContainerResource: the pool's one container is named after the metric's.
+    // ContainerResource: the pool's pods have the container the metric names.
     write(
         &d,
         "container.yaml",

@@ -4,7 +4,8 @@
 //! Traces are read with the host's own loader (`hpa_cli::trace`, the code `hpa replay` runs),
 //! and the engine views it builds (`HpaSpec`, `Settings`, `Observation`) are what is encoded,
 //! field by field, so the firmware evaluates exactly the inputs the host evaluates. The
-//! conformance cases (`tests/conformance/replica_calc.json`) are mapped onto the engine's
+//! conformance cases (`tests/conformance/replica_calc.json`, and the synthetic ones of
+//! `tests/conformance/shapes/replica_calc.json`) are mapped onto the engine's
 //! inputs by the module `tests/conformance.rs` reads them with
 //! (`tests/support/case_json.rs`). Expected results come from the vectors
 //! (upstream's tests); for an expected error, whose message text the firmware does not render
@@ -511,31 +512,8 @@ fn encode_calc_case(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> 
     };
     let current = int32(c, "current_replicas")?;
     let now = at(int(c, "now")?);
-    let mut pods = Vec::new();
-    let mut per_pod = Vec::new();
-    for p in list(c, "pods")? {
-        pods.push(Pod {
-            name: text(p, "name")?,
-            phase: phase(opt_text(p, "phase")?)?,
-            ready: Some(ReadyCondition {
-                status: condition_status(get(p, "ready")?)?,
-                last_transition: opt_int(p, "ready_transition_time_s")?.map(at),
-            }),
-            start_time: opt_int(p, "start_time_s")?.map(at),
-            deleted: get(p, "deleted")?
-                .as_bool()
-                .ok_or("`deleted` is not a boolean")?,
-            containers: fixed_containers(obj(p, "requests_milli")?, resource)?,
-            requests: None,
-        });
-        per_pod.push(calc_sample(p, source)?);
-    }
-    let mut orphans = Vec::new();
-    for e in list(c, "extra_pod_metrics")? {
-        if let Some(s) = calc_sample(e, source)? {
-            orphans.push(s);
-        }
-    }
+    let container = spec.container_resource.map(|r| r.container);
+    let (pods, per_pod, orphans) = calc_pods(c, source, resource, container)?;
     let values = match source {
         "Object" => MetricValues::Object(int(c, "object_value_milli")?),
         "External" => {
@@ -658,12 +636,12 @@ fn encode_group_pods(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()>
             requests: None,
         };
         enc.pod(o, &pod);
-        match metrics.get(name) {
+        match group_sample(metrics, name)? {
             Some(s) => {
                 o.u8(1);
-                o.sv(i128::from(int(s, "value_milli")?));
-                o.sv(i128::from(at(int(s, "timestamp_s")?).0));
-                o.duration(Duration::from_secs(int(s, "window_s")?));
+                o.sv(i128::from(s.milli));
+                o.sv(i128::from(s.timestamp.0));
+                o.duration(s.window);
             }
             None => o.u8(0),
         }
@@ -781,22 +759,26 @@ fn request_kind(e: &hpa::pods::RequestError<'_>) -> u8 {
     }
 }
 
-fn encode_cases(path: &Path, enc: &mut Enc<'_>) -> R<(Vec<u8>, usize)> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let root: &'static Value = Box::leak(Box::new(
-        serde_json::from_str(&text).map_err(|e| e.to_string())?,
-    ));
+/// The cases of every file in `paths`, in order: each file's `cases`, then all `aux_cases`.
+fn encode_cases(paths: &[PathBuf], enc: &mut Enc<'_>) -> R<(Vec<u8>, usize)> {
+    let (mut cases, mut aux) = (Vec::new(), Vec::new());
+    for path in paths {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let root: &'static Value = Box::leak(Box::new(
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+        ));
+        cases.extend(list(root, "cases")?);
+        aux.extend(list(root, "aux_cases")?);
+    }
     let mut o = Out::default();
-    let cases = list(root, "cases")?;
-    let aux = list(root, "aux_cases")?;
     o.usize(cases.len() + aux.len());
-    for c in cases.iter().chain(aux) {
+    for c in cases.iter().chain(&aux) {
         o.str(enc.strings, text_of(c, "name"));
     }
-    for c in cases {
+    for &c in &cases {
         encode_calc_case(&mut o, enc, c).map_err(|e| format!("case {}: {e}", c["name"]))?;
     }
-    for c in aux {
+    for &c in &aux {
         let r = match text_of(c, "kind") {
             "group_pods" => encode_group_pods(&mut o, enc, c),
             "calculate_requests" => encode_calculate_requests(&mut o, enc, c),
@@ -832,9 +814,15 @@ fn run() -> R<()> {
     println!("cargo:rerun-if-changed=build.rs");
 
     let traces_dir = root.join("examples/traces");
-    let cases_path = root.join("tests/conformance/replica_calc.json");
+    // Upstream's cases, then the synthetic ones of the shapes upstream's data may take.
+    let cases_paths = [
+        root.join("tests/conformance/replica_calc.json"),
+        root.join("tests/conformance/shapes/replica_calc.json"),
+    ];
     println!("cargo:rerun-if-changed={}", traces_dir.display());
-    println!("cargo:rerun-if-changed={}", cases_path.display());
+    for path in &cases_paths {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
 
     let mut strings = Strings::default();
     let mut cap = Capacity::default();
@@ -850,7 +838,7 @@ fn run() -> R<()> {
         &root.join("tests/upstream-traces"),
     )?);
     let traces = encode_traces(&trace_files, &mut enc)?;
-    let (cases, n_cases) = encode_cases(&cases_path, &mut enc)?;
+    let (cases, n_cases) = encode_cases(&cases_paths, &mut enc)?;
 
     let write = |name: &str, bytes: &[u8]| {
         std::fs::write(out.join(name), bytes).map_err(|e| format!("{name}: {e}"))

@@ -104,7 +104,9 @@ pub struct hpa_sample {
     pub timestamp_ms: i64,
     /// The window the sample averages over, in milliseconds.
     pub window_ms: i64,
-    /// Per-container usage, for ContainerResource metrics (may be empty otherwise).
+    /// Per-container usage, for ContainerResource metrics (may be empty otherwise). A sample
+    /// that lacks the metric's container is a pod without a sample, as upstream's: `present`
+    /// need not be cleared for it.
     pub containers: *const hpa_container_usage,
     /// The number of container usages.
     pub containers_len: usize,

@@ -16,25 +16,45 @@ fn root_path(p: &str) -> std::path::PathBuf {
     support::root().join(p)
 }
 
-#[test]
-fn api_test_passes_plain_sanitized_and_under_valgrind() {
+/// Builds `tests/c/api_test.c` as `exe` and runs it with `args` under every mode; asserts
+/// that no check failed and returns the number of checks of each run.
+fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
+    let mut counts = Vec::new();
     for mode in Mode::ALL {
         let Some(run) = support::run(
-            "api_test",
+            exe,
             Lang::C,
             &[root_path("ffi/tests/c/api_test.c")],
             mode,
-            &[],
+            args,
         ) else {
             continue;
         };
         let last = run.stdout.lines().last().unwrap_or("");
-        assert!(
-            last.starts_with("api_test: ") && last.ends_with(" passed, 0 failed"),
-            "{mode:?}: {last}\n{}",
-            run.stderr
-        );
+        let checks: usize = last
+            .strip_prefix("api_test: ")
+            .and_then(|rest| rest.strip_suffix(" checks passed, 0 failed"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{mode:?}: {last}\n{}", run.stderr));
         println!("{mode:?}: {last}");
+        counts.push(checks);
+    }
+    counts
+}
+
+#[test]
+fn api_test_passes_plain_sanitized_and_under_valgrind() {
+    api_test("api_test", &[]);
+}
+
+/// A ContainerResource sample whose `hpa_container_usage` array lacks the metric's container
+/// (empty, NULL, or other containers only) is a pod without a sample: `test_missing_container`
+/// of `tests/c/api_test.c` alone (the whole run above has it too), under every mode.
+#[test]
+fn c_sample_without_the_named_container_is_a_missing_pod() {
+    // Its own executable: the whole run builds `api_test` at the same time.
+    for checks in api_test("api_test_missing_container", &["missing_container"]) {
+        assert!(checks >= 40, "only {checks} checks ran");
     }
 }
 

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use hpa::input::{ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase};
-use hpa::input::{ResourceRequest, Sample};
+use hpa::input::{ConditionStatus, Container, ContainerKind, ContainerUsage, Pod, PodPhase};
+use hpa::input::{ReadyCondition, ResourceRequest, Sample};
 use hpa::quantity::Quantity;
 use hpa::spec::{CrossVersionObjectReference, MetricIdentifier, MetricSpec, MetricTarget};
 use hpa::time::{Duration, Instant};
@@ -157,16 +157,46 @@ pub fn selector_text(sel: Option<&'static Value>) -> R<Option<&'static str>> {
     ))))
 }
 
+/// A replica_calc target. A `type` of null (or no target at all) is a target without a type,
+/// as upstream's tests may build (the API would reject it): its value fields are read as set,
+/// `utilization_percent`, `average_value_milli` and `value_milli`.
+pub fn calc_target(t: Option<&'static Value>) -> R<MetricTarget> {
+    let Some(t) = t.filter(|t| !t.is_null()) else {
+        return Ok(typeless_target(None, None, None));
+    };
+    Ok(match opt_text(t, "type")? {
+        Some("Utilization") => MetricTarget::utilization(int32(t, "utilization_percent")?),
+        Some("AverageValue") => {
+            MetricTarget::average_value(Quantity::from_milli(int(t, "value_milli")?))
+        }
+        Some("Value") => MetricTarget::value(Quantity::from_milli(int(t, "value_milli")?)),
+        Some(other) => return Err(format!("unknown target type {other:?}")),
+        None => typeless_target(
+            opt_int(t, "value_milli")?,
+            opt_int(t, "average_value_milli")?,
+            opt_int32(t, "utilization_percent")?,
+        ),
+    })
+}
+
+/// A target whose `type` is unset, with the value fields as given (milli-units, percent).
+pub fn typeless_target(
+    value: Option<i64>,
+    average_value: Option<i64>,
+    average_utilization: Option<i32>,
+) -> MetricTarget {
+    MetricTarget {
+        type_: None,
+        value: value.map(Quantity::from_milli),
+        average_value: average_value.map(Quantity::from_milli),
+        average_utilization,
+    }
+}
+
 pub fn calc_metric_spec(m: &'static Value) -> R<&'static MetricSpec<'static>> {
     let source = text(m, "source")?;
     let name = text(m, "name")?;
-    let t = get(m, "target")?;
-    let target = match text(t, "type")? {
-        "Utilization" => MetricTarget::utilization(int32(t, "utilization_percent")?),
-        "AverageValue" => MetricTarget::average_value(Quantity::from_milli(int(t, "value_milli")?)),
-        "Value" => MetricTarget::value(Quantity::from_milli(int(t, "value_milli")?)),
-        other => return Err(format!("unknown target type {other:?}")),
-    };
+    let target = calc_target(m.get("target"))?;
     let ident = MetricIdentifier {
         name,
         selector: selector_text(m.get("selector"))?,
@@ -266,26 +296,121 @@ pub fn fixed_containers(
     Ok(leak(out))
 }
 
-/// One pod's sample for the case's metric: Resource and Pods read `metric_milli` (null: no
-/// sample); ContainerResource reads `container_metrics_milli` (no entry: no sample; the
-/// engine then looks the named container up in it).
-pub fn calc_sample(p: &'static Value, source: &str) -> R<Option<Sample<'static>>> {
-    let containers = match opt_obj(p, "container_metrics_milli")? {
+/// One pod's sample for the case's metric, `None` when the pod has none. Resource and Pods
+/// read `metric_milli` (null: no sample). ContainerResource reads the pod's entry in the
+/// resource metrics API, `container_metrics_milli` (null or `{}`: no entry, no sample): an
+/// entry is passed whole and the engine looks the named container up in it, so an entry
+/// without that container is a pod without a sample, as upstream's since PR #127193, while
+/// the API still counts as having answered. Without a `container_metrics_milli` entry, a
+/// `metric_milli` is the named container's usage. `metric_timestamp_s` and `metric_window_s`
+/// are needed only when the sample has a value for the metric.
+pub fn calc_sample(
+    p: &'static Value,
+    source: &str,
+    container: Option<&'static str>,
+) -> R<Option<Sample<'static>>> {
+    let mut containers = match opt_obj(p, "container_metrics_milli")? {
         Some(m) => usages(m)?,
         None => &[],
     };
     let milli = opt_int(p, "metric_milli")?;
-    let present = match source {
-        "ContainerResource" => !containers.is_empty(),
-        _ => milli.is_some(),
+    let value = match (source, container) {
+        ("ContainerResource", Some(name)) => {
+            if let (true, Some(v)) = (containers.is_empty(), milli) {
+                containers = leak(vec![ContainerUsage { name, milli: v }]);
+            }
+            containers.iter().find(|u| u.name == name).map(|u| u.milli)
+        }
+        ("ContainerResource", None) => {
+            return Err("a ContainerResource metric names no container".into())
+        }
+        _ => milli,
     };
-    if !present {
+    let entry = source == "ContainerResource" && !containers.is_empty();
+    if value.is_none() && !entry {
         return Ok(None);
     }
-    Ok(Some(Sample {
-        milli: milli.unwrap_or_else(|| containers.iter().map(|c| c.milli).sum()),
-        timestamp: at(int(p, "metric_timestamp_s")?),
-        window: Duration::from_secs(int(p, "metric_window_s")?),
+    let times = ("metric_timestamp_s", "metric_window_s");
+    entry_sample(p, value, times, containers).map(Some)
+}
+
+/// A metrics API entry's sample: `value` (`None`: an entry without the metric's container),
+/// taken at the entry's `times` (timestamp and window keys, seconds). An entry without a
+/// value may have null times: the engine never reads them.
+pub fn entry_sample(
+    e: &'static Value,
+    value: Option<i64>,
+    (timestamp_key, window_key): (&str, &str),
+    containers: &'static [ContainerUsage<'static>],
+) -> R<Sample<'static>> {
+    let (timestamp, window) = match value {
+        Some(_) => (int(e, timestamp_key)?, int(e, window_key)?),
+        None => (
+            opt_int(e, timestamp_key)?.unwrap_or(0),
+            opt_int(e, window_key)?.unwrap_or(60),
+        ),
+    };
+    Ok(Sample {
+        milli: value.unwrap_or(0),
+        timestamp: at(timestamp),
+        window: Duration::from_secs(window),
         containers,
+    })
+}
+
+/// A replica_calc case's pods (with the harness's two containers requesting `resource`), each
+/// pod's sample and the orphan samples (`extra_pod_metrics`), for a metric of `source`
+/// (naming `container` for ContainerResource).
+#[allow(clippy::type_complexity)]
+pub fn calc_pods(
+    c: &'static Value,
+    source: &str,
+    resource: &'static str,
+    container: Option<&'static str>,
+) -> R<(
+    Vec<Pod<'static>>,
+    Vec<Option<Sample<'static>>>,
+    Vec<Sample<'static>>,
+)> {
+    let mut pods = Vec::new();
+    let mut per_pod = Vec::new();
+    for p in list(c, "pods")? {
+        pods.push(Pod {
+            name: text(p, "name")?,
+            phase: phase(opt_text(p, "phase")?)?,
+            ready: Some(ReadyCondition {
+                status: condition_status(get(p, "ready")?)?,
+                last_transition: opt_int(p, "ready_transition_time_s")?.map(at),
+            }),
+            start_time: opt_int(p, "start_time_s")?.map(at),
+            deleted: get(p, "deleted")?
+                .as_bool()
+                .ok_or("`deleted` is not a boolean")?,
+            containers: fixed_containers(obj(p, "requests_milli")?, resource)?,
+            requests: None,
+        });
+        per_pod.push(calc_sample(p, source, container)?);
+    }
+    let mut orphans = Vec::new();
+    for e in list(c, "extra_pod_metrics")? {
+        orphans.extend(calc_sample(e, source, container)?);
+    }
+    Ok((pods, per_pod, orphans))
+}
+
+/// A group_pods case's sample for pod `name`: its entry in `metrics`, `None` when there is
+/// none or its value is null.
+pub fn group_sample(metrics: &Map<String, Value>, name: &str) -> R<Option<Sample<'static>>> {
+    let Some(s) = metrics.get(name).filter(|s| !s.is_null()) else {
+        return Ok(None);
+    };
+    let Some(value) = opt_int(s, "value_milli")? else {
+        return Ok(None);
+    };
+    Ok(Some(Sample {
+        milli: value,
+        timestamp: at(int(s, "timestamp_s")?),
+        window: Duration::from_secs(int(s, "window_s")?),
+        containers: &[],
     }))
 }

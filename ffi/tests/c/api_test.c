@@ -841,6 +841,80 @@ static void test_all_sources(void) {
   }
 }
 
+/* A ContainerResource sample without the metric's container (none listed, a NULL array, or
+ * another container only) is a pod without a sample, as upstream since PR #127193: the
+ * decision is byte for byte the one of the same observation with that sample absent, scaling
+ * up and down, also with an orphan sample lacking the container. When no pod has the
+ * container, the metric fails as upstream's does. */
+static void test_missing_container(void) {
+  static const int64_t usages[] = {400, 50};
+  /* Pod 1 missing: at 0 % scaling up (80 % measured, 60 % rebalanced: 4 × 1.2 → 5), at its
+   * request scaling down (10 % measured, 32.5 % rebalanced: 4 × 0.65 → 3). */
+  static const int32_t replicas[] = {5, 3};
+  static hpa_autoscaler absent;
+  static hpa_decision expected;
+  hpa_metric m = cpu_metric(50);
+  hpa_config c;
+  hpa_metric_values v;
+  hpa_observation o;
+  hpa_container_usage used[2], sidecar_only[1];
+  size_t u, form, i;
+
+  m.type = HPA_METRIC_SOURCE_TYPE_CONTAINER_RESOURCE;
+  m.container = S("app");
+  c = config_with(&m, 1, 10);
+  sidecar_only[0].name = S("sidecar");
+  sidecar_only[0].milli = 90;
+  used[0] = sidecar_only[0];
+  used[1].name = S("app");
+  for (u = 0; u < 2; u++) {
+    used[1].milli = usages[u];
+    for (form = 0; form < 4; form++) {
+      make_pods(4, 900);
+      for (i = 0; i < 4; i++) {
+        g_samples[i].containers = used;
+        g_samples[i].containers_len = 2;
+      }
+      v = samples_values(4);
+      o = observation(0, 4, 4, &v, 1);
+      g_samples[1].present = 0;
+      init(&absent);
+      CHECK_STATUS(evaluate(&absent, &c, &o), HPA_STATUS_OK);
+      memcpy(&expected, &g_decision, sizeof expected);
+      CHECK(expected.metrics[0].outcome == HPA_METRIC_OUTCOME_PROPOSAL);
+      CHECK(expected.metrics[0].replicas == replicas[u]);
+      /* Forms: an empty array, a NULL one, another container only, and the last with an
+       * orphan sample that lacks the container as well. */
+      g_samples[1].present = 1;
+      g_samples[1].containers = form == 0 ? used : form == 1 ? NULL : sidecar_only;
+      g_samples[1].containers_len = form < 2 ? 0 : 1;
+      if (form == 3) {
+        v.orphans = &g_samples[1];
+        v.orphans_len = 1;
+      }
+      init(&g_autoscaler);
+      CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
+      CHECK(memcmp(&expected, &g_decision, sizeof expected) == 0);
+    }
+  }
+  /* No pod has the container: the metrics API answered, no pod has a sample. */
+  for (i = 0; i < 4; i++) {
+    g_samples[i].present = 1;
+    g_samples[i].containers = sidecar_only;
+    g_samples[i].containers_len = 1;
+  }
+  v = samples_values(4);
+  o = observation(0, 4, 4, &v, 1);
+  init(&g_autoscaler);
+  CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
+  CHECK(g_decision.metrics[0].outcome == HPA_METRIC_OUTCOME_ERROR);
+  CHECK(g_decision.metrics[0].error_reason == HPA_REASON_FAILED_GET_CONTAINER_RESOURCE_METRIC);
+  CHECK_STR(g_decision.metrics[0].error,
+            "failed to get app container metric value: failed to get cpu utilization: did not "
+            "receive metrics for targeted pods (pods might be unready)");
+  CHECK(g_decision.rescale == 0 && g_decision.limited_by == HPA_LIMITED_BY_INVALID_METRICS);
+}
+
 static void test_behavior_and_zero(void) {
   hpa_metric m;
   hpa_config c;
@@ -1003,18 +1077,36 @@ static void test_many_autoscalers(void) {
   }
 }
 
-int main(void) {
-  test_version_and_sizes();
-  test_strings();
-  test_storage();
-  test_validation();
-  test_resolve();
-  test_observation_errors();
-  test_time_and_rescale();
-  test_all_sources();
-  test_behavior_and_zero();
-  test_quantities();
-  test_many_autoscalers();
+/* Every test, by name: `api_test NAME` runs only that one. */
+static const struct {
+  const char *name;
+  void (*run)(void);
+} k_tests[] = {
+    {"version_and_sizes", test_version_and_sizes},
+    {"strings", test_strings},
+    {"storage", test_storage},
+    {"validation", test_validation},
+    {"resolve", test_resolve},
+    {"observation_errors", test_observation_errors},
+    {"time_and_rescale", test_time_and_rescale},
+    {"all_sources", test_all_sources},
+    {"missing_container", test_missing_container},
+    {"behavior_and_zero", test_behavior_and_zero},
+    {"quantities", test_quantities},
+    {"many_autoscalers", test_many_autoscalers},
+};
+
+int main(int argc, char **argv) {
+  size_t i, ran = 0;
+  for (i = 0; i < sizeof k_tests / sizeof k_tests[0]; i++) {
+    if (argc > 1 && strcmp(argv[1], k_tests[i].name) != 0) continue;
+    k_tests[i].run();
+    ran++;
+  }
+  if (ran == 0) {
+    fprintf(stderr, "api_test: no test named %s\n", argv[1]);
+    return 2;
+  }
   printf("api_test: %d checks passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
