@@ -829,6 +829,38 @@ typedef uint32_t hpa_limited_by;
 #endif // __cplusplus
 
 /**
+ * A reading upstream's arithmetic takes as it is, though out of the ordinary
+ * (`hpa_metric_result.reading`; README, "Parity").
+ */
+enum hpa_reading
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Nothing out of the ordinary.
+   */
+  HPA_READING_PLAIN = 0,
+  /**
+   * A value the calculation used was negative (a pod's sample or request, an Object value,
+   * an External series entry): computed with as it is, as upstream does.
+   */
+  HPA_READING_NEGATIVE = 1,
+  /**
+   * Upstream's overflow guard on an External AverageValue series took the sum as MaxInt64
+   * (a negative entry, or beyond int64): the proposal is the largest count.
+   */
+  HPA_READING_TREATED_AS_OVERFLOW = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hpa_reading hpa_reading;
+#else
+typedef uint32_t hpa_reading;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The type of a Kubernetes field error (`hpa_field_error.type`).
  */
 enum hpa_field_error_type
@@ -1473,6 +1505,11 @@ typedef struct hpa_metric_result {
    */
   uint32_t within_tolerance;
   /**
+   * An `hpa_reading`: whether a reading was negative or taken as MaxInt64 by upstream's
+   * overflow guard (outcome `HPA_METRIC_OUTCOME_PROPOSAL`; 0 otherwise).
+   */
+  uint32_t reading;
+  /**
    * 1 when `current_average_utilization` is set (utilization targets).
    */
   uint32_t has_current_average_utilization;
@@ -2013,6 +2050,12 @@ hpa_status hpa_quantity_write(int64_t milli,
                               char *buf,
                               size_t buf_len,
                               size_t *len_out);
+
+/**
+ * The name `hpa replay` prints for a reading (`"plain"`, `"negative"`,
+ * `"treatedAsOverflow"`); NULL for a number that is no `hpa_reading`. The string is static.
+ */
+const char *hpa_reading_str(uint32_t reading);
 
 /**
  * Kubernetes' name of a condition reason (e.g. `"SucceededRescale"`); NULL for a number that

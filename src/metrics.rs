@@ -2,10 +2,12 @@
 
 use core::fmt;
 
+pub use crate::calculator::Reading;
 use crate::calculator::{self, CalcContext, CalcError, PodTarget};
 use crate::conditions::Reason;
-use crate::input::MetricValues;
+use crate::input::{MetricValues, Observation};
 use crate::quantity::Quantity;
+use crate::settings::Settings;
 use crate::spec::{MetricSourceType, MetricSpec, MetricTargetType};
 
 /// The most metrics one HPA may list in this engine (Kubernetes has no limit; real HPAs use
@@ -151,6 +153,7 @@ pub struct MetricProposal<'a> {
     /// `current.value` in milli-units.
     pub value: Option<i64>,
     /// The proposal is the current count because the usage ratio was inside the tolerance.
+    /// (Whether a reading was out of the ordinary is [`reading`]'s to say.)
     pub within_tolerance: bool,
 }
 
@@ -481,6 +484,49 @@ fn outcome<'a>(
         value: value_target.then_some(c.raw_milli),
         within_tolerance: c.within_tolerance,
     })
+}
+
+/// Whether the readings of metric `spec` (`values`, observed in `obs`) include one that
+/// upstream's arithmetic takes as it is with results a user would not expect: a negative value
+/// the calculation uses, or an External series sum that upstream's guard takes as MaxInt64
+/// (README, "Parity"). The engine keeps upstream's arithmetic; this says when it mattered.
+/// Apart from the evaluation (a second look at the readings, which the evaluation itself does
+/// not pay for): `hpa replay` prints it per metric and `--explain` explains it, and the C API
+/// fills `hpa_metric_result.reading` with it. `Plain` for values that do not fit the metric.
+pub fn reading(
+    spec: &MetricSpec<'_>,
+    values: &MetricValues<'_>,
+    obs: &Observation<'_>,
+    settings: &Settings,
+) -> Reading {
+    match (route(spec), values) {
+        (
+            Some(Route::Pods {
+                resource,
+                container,
+                target,
+            }),
+            MetricValues::Pods(samples),
+        ) => {
+            let requests = matches!(target, PodTarget::Utilization(_));
+            calculator::pod_reading((obs, settings), samples, resource, container, requests)
+        }
+        (
+            Some(Route::Usage {
+                external: false, ..
+            }),
+            MetricValues::Object(v),
+        ) => calculator::usage_reading(Ok(*v), false),
+        (
+            Some(Route::Usage {
+                external: true,
+                per_pod,
+                ..
+            }),
+            MetricValues::External(vs),
+        ) => calculator::usage_reading(Err(vs), per_pod),
+        _ => Reading::Plain,
+    }
 }
 
 /// A failed metric's outcome.

@@ -20,13 +20,13 @@ use std::fmt::Write as _;
 
 use hpa::autoscaler::tolerances;
 use hpa::conditions::ConditionType;
-use hpa::metrics::{MetricOutcome, MetricProposal};
+use hpa::metrics::{reading, MetricOutcome, MetricProposal, Reading};
 use hpa::normalize::RateLimit;
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::settings::Settings;
 use hpa::spec::{MetricSourceType, MetricSpec, MetricTargetType, PolicyType, SelectPolicy};
 use hpa::tolerance::Tolerance;
-use hpa::{Decision, Hpa, LimitedBy, RescaleReason};
+use hpa::{Decision, Hpa, LimitedBy, Observation, RescaleReason};
 
 /// One event, as `kubectl describe hpa` lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -303,7 +303,7 @@ fn tolerance_value(t: Tolerance) -> f64 {
 }
 
 /// The name, current value, target and ratio of one proposal.
-fn metric_line(p: &MetricProposal<'_>, band: (f64, f64), current: i32) -> String {
+fn metric_line(p: &MetricProposal<'_>, band: (f64, f64), current: i32, reading: Reading) -> String {
     let spec = p.spec;
     let name = p.name();
     let (now, goal, ratio) = match target(spec) {
@@ -349,8 +349,19 @@ fn metric_line(p: &MetricProposal<'_>, band: (f64, f64), current: i32) -> String
     } else {
         format!(" -> proposes {}", p.replicas)
     };
+    // Upstream's arithmetic on out-of-the-ordinary readings, which the engine keeps.
+    let reading = match reading {
+        Reading::Plain => "",
+        Reading::Negative => {
+            " (a reading or request was negative: computed with as it is, as upstream does)"
+        }
+        Reading::TreatedAsOverflow => {
+            " (upstream's guard took the series sum as MaxInt64: a negative entry or an int64 \
+             overflow; the proposal is the largest count)"
+        }
+    };
     format!(
-        "{name}: {now} vs target {goal}: ratio {}, tolerance band [{}, {}]{outcome}",
+        "{name}: {now} vs target {goal}: ratio {}, tolerance band [{}, {}]{outcome}{reading}",
         decimal(ratio, 3),
         decimal(band.0, 6),
         decimal(band.1, 6),
@@ -391,8 +402,14 @@ fn policy_text(hpa: &Hpa<'_>, limit: &RateLimit) -> String {
     }
 }
 
-/// Why `decision` is what it is, one line per stage (no indentation, no trailing newline).
-pub fn explain(decision: &Decision<'_>, hpa: &Hpa<'_>, settings: &Settings) -> Vec<String> {
+/// Why `decision` (of `obs`) is what it is, one line per stage (no indentation, no trailing
+/// newline).
+pub fn explain(
+    decision: &Decision<'_>,
+    hpa: &Hpa<'_>,
+    settings: &Settings,
+    obs: &Observation<'_>,
+) -> Vec<String> {
     let mut lines = Vec::new();
     let current = decision.current_replicas;
     let (min, max) = (hpa.min_replicas(), hpa.max_replicas());
@@ -422,9 +439,12 @@ pub fn explain(decision: &Decision<'_>, hpa: &Hpa<'_>, settings: &Settings) -> V
     }
     let t = tolerances(hpa, settings);
     let band = (1.0 - tolerance_value(t.down), 1.0 + tolerance_value(t.up));
-    for outcome in &decision.metrics {
+    for (outcome, values) in decision.metrics.iter().zip(obs.metrics) {
         match outcome {
-            MetricOutcome::Proposal(p) => lines.push(metric_line(p, band, current)),
+            MetricOutcome::Proposal(p) => {
+                let reading = reading(p.spec, values, obs, settings);
+                lines.push(metric_line(p, band, current, reading));
+            }
             MetricOutcome::Error(e) => {
                 lines.push(format!("{}: error: {e}", hpa::metrics::MetricName(e.spec)))
             }

@@ -2,10 +2,10 @@
 
 use hpa::conditions::Conditions;
 use hpa::digest::Digest;
-use hpa::metrics::{MetricOutcome, MetricProposal};
+use hpa::metrics::{reading, MetricOutcome, MetricProposal, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::MetricSourceType;
-use hpa::{Decision, LimitedBy, Status};
+use hpa::{Decision, LimitedBy, Observation, Settings, Status};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -41,6 +41,10 @@ pub struct MetricLine {
     current_average_value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     current_value: Option<String>,
+    /// A reading upstream's arithmetic took as it is (`negative`, `treatedAsOverflow`);
+    /// absent when plain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reading: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -68,13 +72,14 @@ fn quantity_text(p: &MetricProposal<'_>, milli: i64) -> String {
     build_quantity_milli(milli, format).to_string()
 }
 
-fn metric_line(outcome: &MetricOutcome<'_>) -> MetricLine {
+fn metric_line(outcome: &MetricOutcome<'_>, reading: Reading) -> MetricLine {
     match outcome {
         MetricOutcome::Proposal(p) => MetricLine {
             replicas: Some(p.replicas),
             current_average_utilization: p.average_utilization,
             current_average_value: p.average_value.map(|v| quantity_text(p, v)),
             current_value: p.value.map(|v| quantity_text(p, v)),
+            reading: (reading != Reading::Plain).then_some(reading.as_str()),
             error: None,
         },
         MetricOutcome::Error(e) => MetricLine {
@@ -82,6 +87,7 @@ fn metric_line(outcome: &MetricOutcome<'_>) -> MetricLine {
             current_average_utilization: None,
             current_average_value: None,
             current_value: None,
+            reading: None,
             error: Some(e.to_string()),
         },
     }
@@ -101,8 +107,14 @@ fn limited_by(l: LimitedBy) -> &'static str {
 }
 
 impl StepLine {
-    /// The line for a step: the decision, and the status after the rescale was reported.
-    pub fn new(decision: &Decision<'_>, status: &Status) -> StepLine {
+    /// The line for a step: the decision, and the status after the rescale was reported;
+    /// `obs` and `settings`, what was evaluated, for each metric's [`Reading`].
+    pub fn new(
+        decision: &Decision<'_>,
+        status: &Status,
+        obs: &Observation<'_>,
+        settings: &Settings,
+    ) -> StepLine {
         let reason = decision.reason.to_string();
         StepLine {
             at: decision.at.millis(),
@@ -112,7 +124,18 @@ impl StepLine {
             // Upstream's rescale reason, shown when the step rescales.
             reason: (decision.rescale && !reason.is_empty()).then_some(reason),
             conditions: status.conditions.clone(),
-            metrics: decision.metrics.iter().map(metric_line).collect(),
+            metrics: decision
+                .metrics
+                .iter()
+                .zip(obs.metrics)
+                .map(|(m, values)| {
+                    let spec = match m {
+                        MetricOutcome::Proposal(p) => p.spec,
+                        MetricOutcome::Error(e) => e.spec,
+                    };
+                    metric_line(m, reading(spec, values, obs, settings))
+                })
+                .collect(),
             limited_by: limited_by(decision.limited_by),
             history_overflowed: decision.history_overflowed,
         }
@@ -127,9 +150,9 @@ impl StepLine {
 /// The engine refused a step (see [`Trace::replay`]).
 pub fn replay_lines(trace: &Trace, digest: &mut Digest) -> Result<Vec<String>, String> {
     let mut lines = Vec::with_capacity(trace.steps());
-    trace.replay(|_, _, decision, _, status| {
+    trace.replay(|_, step, decision, _, status| {
         digest.step(decision, status);
-        let line = StepLine::new(decision, status);
+        let line = StepLine::new(decision, status, &step.observation, &trace.settings);
         lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);
         Ok(())
     })?;

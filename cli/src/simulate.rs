@@ -767,7 +767,7 @@ fn run_with<const R: usize, const E: usize>(
             out.explanations.push((
                 now,
                 explain::step_header(now, &decision),
-                explain::explain(&decision, &hpa, &settings),
+                explain::explain(&decision, &hpa, &settings, &obs),
             ));
         }
         let summary = &mut out.summary;

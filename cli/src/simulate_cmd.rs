@@ -606,7 +606,7 @@ pub fn replay_text(trace: &Trace, events: bool, explain_steps: bool) -> Result<S
                 "  steps[{i}] at {}",
                 explain::step_header(at, decision)
             );
-            for line in explain::explain(decision, hpa, &trace.settings) {
+            for line in explain::explain(decision, hpa, &trace.settings, &step.observation) {
                 let _ = writeln!(steps, "    {line}");
             }
         }

@@ -2890,10 +2890,15 @@ steps:
     /// `hpa replay`'s JSON lines for a trace.
     fn replay_lines(text: &str) -> Vec<String> {
         let mut lines = Vec::new();
-        json(text)
-            .unwrap()
-            .replay(|_, _, decision, _, status| {
-                let line = crate::output::StepLine::new(decision, status);
+        let trace = json(text).unwrap();
+        trace
+            .replay(|_, step, decision, _, status| {
+                let line = crate::output::StepLine::new(
+                    decision,
+                    status,
+                    &step.observation,
+                    &trace.settings,
+                );
                 lines.push(serde_json::to_string(&line).unwrap());
                 Ok(())
             })

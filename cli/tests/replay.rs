@@ -220,3 +220,52 @@ fn an_invalid_trace_reports_its_first_api_error_only() {
          0\n"
     );
 }
+
+/// Readings upstream's arithmetic takes as they are are named in the line (`reading`) and in
+/// `--explain`: a negative External entry under an AverageValue target (upstream's guard takes
+/// the sum as MaxInt64) and a negative Object value; plain readings have no `reading`.
+#[test]
+fn negative_readings_and_the_overflow_guard_are_visible() {
+    let trace = write_temp(
+        "readings.json",
+        r#"{"hpa": {"spec": {"minReplicas": 1, "maxReplicas": 20, "metrics": [
+  {"type": "External", "external": {"metric": {"name": "q"},
+    "target": {"type": "AverageValue", "averageValue": "1"}}},
+  {"type": "Object", "object": {"describedObject": {"kind": "Service", "name": "s", "apiVersion": "v1"},
+    "metric": {"name": "rps"}, "target": {"type": "Value", "value": "10"}}}]}},
+ "steps": [
+  {"at": 0, "replicas": 3, "pods": [{"name": "p0", "ready": "True"}],
+   "metrics": [{"values": ["2", "-5"]}, {"value": "-5"}]},
+  {"at": 15000, "replicas": 6, "pods": [{"name": "p0", "ready": "True"}],
+   "metrics": [{"values": ["6"]}, {"value": "60"}]}]}"#,
+    );
+    let out = replay(&trace);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(l[0]["metrics"][0]["reading"], "treatedAsOverflow");
+    assert_eq!(l[0]["metrics"][0]["replicas"], i64::from(i32::MAX));
+    assert_eq!(l[0]["metrics"][1]["reading"], "negative");
+    assert_eq!(l[0]["metrics"][1]["replicas"], 0);
+    for m in l[1]["metrics"].as_array().unwrap() {
+        assert!(m.get("reading").is_none(), "{m}");
+    }
+    let explain = Command::new(env!("CARGO_BIN_EXE_hpa"))
+        .args(["replay", "--explain"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(explain.stdout).unwrap();
+    assert!(
+        text.contains("upstream's guard took the series sum as MaxInt64"),
+        "{text}"
+    );
+    assert!(text.contains("a reading or request was negative"), "{text}");
+}

@@ -321,9 +321,10 @@ unsafe fn evaluate(
     // SAFETY: the caller's contract.
     let views = unsafe { observation::convert(&mut arena, obs, sources.get(..n).unwrap_or(&[])) }
         .map_err(fault)?;
+    let observation = views.observation();
     let decision = state
         .engine
-        .evaluate(&hpa, &converted.settings, &views.observation())
+        .evaluate(&hpa, &converted.settings, &observation)
         .map_err(|e| evaluate_error(e).status)?;
     state.messages.after_evaluation(&decision);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
@@ -335,6 +336,7 @@ unsafe fn evaluate(
     decision::write_decision(
         out,
         &decision,
+        (&observation, &converted.settings),
         &state.messages,
         state.engine.status().desired_replicas,
     );

@@ -4,10 +4,10 @@ use core::ffi::c_char;
 use core::fmt;
 
 use hpa::conditions::{Condition, Conditions, Reason};
-use hpa::metrics::{MetricError, MetricName, MetricOutcome, MetricProposal};
+use hpa::metrics::{self, MetricError, MetricName, MetricOutcome, MetricProposal, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::{MetricSourceType, MetricSpec};
-use hpa::{Decision, RescaleReason};
+use hpa::{Decision, Observation, RescaleReason, Settings};
 
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
 use crate::text::{write_display, write_str, Stored, Text};
@@ -42,6 +42,9 @@ pub struct hpa_metric_result {
     /// 1 when the proposal is the current count because the usage ratio was within the
     /// tolerance.
     pub within_tolerance: u32,
+    /// An `hpa_reading`: whether a reading was negative or taken as MaxInt64 by upstream's
+    /// overflow guard (outcome `HPA_METRIC_OUTCOME_PROPOSAL`; 0 otherwise).
+    pub reading: u32,
     /// 1 when `current_average_utilization` is set (utilization targets).
     pub has_current_average_utilization: u32,
     /// `currentMetrics[].current.averageUtilization`, in percent.
@@ -308,11 +311,12 @@ fn source_value(spec: &MetricSpec<'_>) -> u32 {
         .unwrap_or(hpa_metric_source_type::Unset as u32)
 }
 
-fn write_proposal(out: &mut hpa_metric_result, p: &MetricProposal<'_>) {
+fn write_proposal(out: &mut hpa_metric_result, p: &MetricProposal<'_>, reading: Reading) {
     out.outcome = hpa_metric_outcome::Proposal as u32;
     out.source = source_value(p.spec);
     out.replicas = p.replicas;
     out.within_tolerance = u32::from(p.within_tolerance);
+    out.reading = enums::reading_value(reading) as u32;
     if let Some(u) = p.average_utilization {
         out.has_current_average_utilization = 1;
         out.current_average_utilization = u;
@@ -345,10 +349,12 @@ fn write_error(out: &mut hpa_metric_result, e: &MetricError<'_>) {
     write_display(&mut out.error, e);
 }
 
-/// Fills a zeroed `hpa_decision`.
+/// Fills a zeroed `hpa_decision` with `decision`, the evaluation of an observation under
+/// settings (for each metric's [`Reading`]).
 pub(crate) fn write_decision(
     out: &mut hpa_decision,
     decision: &Decision<'_>,
+    (obs, settings): (&Observation<'_>, &Settings),
     messages: &Messages,
     desired_replicas: i32,
 ) {
@@ -384,9 +390,16 @@ pub(crate) fn write_decision(
         }
     }
     let mut n = 0;
-    for (slot, outcome) in out.metrics.iter_mut().zip(decision.metrics.iter()) {
+    for ((slot, outcome), values) in out
+        .metrics
+        .iter_mut()
+        .zip(decision.metrics.iter())
+        .zip(obs.metrics)
+    {
         match outcome {
-            MetricOutcome::Proposal(p) => write_proposal(slot, p),
+            MetricOutcome::Proposal(p) => {
+                write_proposal(slot, p, metrics::reading(p.spec, values, obs, settings));
+            }
             MetricOutcome::Error(e) => write_error(slot, e),
         }
         n += 1;

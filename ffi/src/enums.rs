@@ -10,6 +10,7 @@ use core::ffi::{c_char, CStr};
 
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::input::{ContainerKind, PodPhase};
+use hpa::metrics::Reading;
 use hpa::quantity::Format;
 use hpa::spec::{MetricSourceType, MetricTargetType, PolicyType, SelectPolicy};
 use hpa::validation::ErrorType;
@@ -262,6 +263,21 @@ pub enum hpa_limited_by {
     ScalingDisabled = 7,
 }
 
+/// A reading upstream's arithmetic takes as it is, though out of the ordinary
+/// (`hpa_metric_result.reading`; README, "Parity").
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum hpa_reading {
+    /// Nothing out of the ordinary.
+    Plain = 0,
+    /// A value the calculation used was negative (a pod's sample or request, an Object value,
+    /// an External series entry): computed with as it is, as upstream does.
+    Negative = 1,
+    /// Upstream's overflow guard on an External AverageValue series took the sum as MaxInt64
+    /// (a negative entry, or beyond int64): the proposal is the largest count.
+    TreatedAsOverflow = 2,
+}
+
 /// The type of a Kubernetes field error (`hpa_field_error.type`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -510,6 +526,15 @@ pub(crate) fn limited_by_value(l: LimitedBy) -> hpa_limited_by {
     }
 }
 
+/// The C value of a reading note.
+pub(crate) fn reading_value(r: Reading) -> hpa_reading {
+    match r {
+        Reading::Plain => hpa_reading::Plain,
+        Reading::Negative => hpa_reading::Negative,
+        Reading::TreatedAsOverflow => hpa_reading::TreatedAsOverflow,
+    }
+}
+
 /// The C value of a field error type.
 pub(crate) fn field_error_type_value(t: ErrorType) -> hpa_field_error_type {
     match t {
@@ -585,6 +610,15 @@ fn limited_by_name(v: u32) -> Option<&'static CStr> {
     })
 }
 
+fn reading_name(v: u32) -> Option<&'static CStr> {
+    Some(match v {
+        0 => c"plain",
+        1 => c"negative",
+        2 => c"treatedAsOverflow",
+        _ => return None,
+    })
+}
+
 fn ptr_or_null(name: Option<&'static CStr>) -> *const c_char {
     match name {
         Some(n) => n.as_ptr(),
@@ -620,4 +654,11 @@ pub extern "C" fn hpa_reason_str(reason: u32) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn hpa_limited_by_str(limited_by: u32) -> *const c_char {
     ptr_or_null(limited_by_name(limited_by))
+}
+
+/// The name `hpa replay` prints for a reading (`"plain"`, `"negative"`,
+/// `"treatedAsOverflow"`); NULL for a number that is no `hpa_reading`. The string is static.
+#[no_mangle]
+pub extern "C" fn hpa_reading_str(reading: u32) -> *const c_char {
+    ptr_or_null(reading_name(reading))
 }

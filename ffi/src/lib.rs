@@ -86,9 +86,9 @@ pub use enums::{
     hpa_arithmetic, hpa_condition_status, hpa_condition_status_str, hpa_condition_type,
     hpa_condition_type_str, hpa_container_kind, hpa_field_error_type, hpa_limited_by,
     hpa_limited_by_str, hpa_metric_outcome, hpa_metric_source_type, hpa_metric_target_type,
-    hpa_pod_phase, hpa_policy_type, hpa_quantity_format, hpa_ready, hpa_reason, hpa_reason_str,
-    hpa_rescale_reason, hpa_select_policy, hpa_values_kind, HPA_TARGET_FIELD_AVERAGE_UTILIZATION,
-    HPA_TARGET_FIELD_AVERAGE_VALUE, HPA_TARGET_FIELD_VALUE,
+    hpa_pod_phase, hpa_policy_type, hpa_quantity_format, hpa_reading, hpa_reading_str, hpa_ready,
+    hpa_reason, hpa_reason_str, hpa_rescale_reason, hpa_select_policy, hpa_values_kind,
+    HPA_TARGET_FIELD_AVERAGE_UTILIZATION, HPA_TARGET_FIELD_AVERAGE_VALUE, HPA_TARGET_FIELD_VALUE,
 };
 pub use error::hpa_field_error;
 pub use observation::{

@@ -58,6 +58,17 @@ fn c_sample_without_the_named_container_is_a_missing_pod() {
     }
 }
 
+/// Readings upstream's arithmetic takes as they are (a negative External entry its guard
+/// takes as MaxInt64, a negative Object value, a negative pod sample) are reported in
+/// `hpa_metric_result.reading`: `test_readings` of `tests/c/api_test.c` alone, under every
+/// mode.
+#[test]
+fn c_readings_report_negative_values_and_the_overflow_guard() {
+    for checks in api_test("api_test_readings", &["readings"]) {
+        assert!(checks >= 12, "only {checks} checks ran");
+    }
+}
+
 #[test]
 fn no_panic_path_is_linked_into_the_c_test_binary() {
     let exe = support::compile(
@@ -306,6 +317,7 @@ fn c_and_rust_layouts_agree() {
         source,
         replicas,
         within_tolerance,
+        reading,
         has_current_average_utilization,
         current_average_utilization,
         has_current_average_value,

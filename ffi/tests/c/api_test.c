@@ -915,6 +915,59 @@ static void test_missing_container(void) {
   CHECK(g_decision.rescale == 0 && g_decision.limited_by == HPA_LIMITED_BY_INVALID_METRICS);
 }
 
+/* Readings upstream's arithmetic takes as they are: an External AverageValue series with a
+ * negative entry, which upstream's guard takes as MaxInt64 (the largest proposal); a negative
+ * Object value; a pod with a negative request. Each proposal says so in `reading`. */
+static void test_readings(void) {
+  static const int64_t series[] = {2000, -5000};
+  hpa_metric m[3];
+  hpa_metric_values v[3];
+  hpa_config c;
+  hpa_observation o;
+
+  memset(m, 0, sizeof m);
+  memset(v, 0, sizeof v);
+  m[0].type = HPA_METRIC_SOURCE_TYPE_EXTERNAL;
+  m[0].name = S("queue_length");
+  m[0].target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
+  m[0].target.average_value_milli = 1000;
+  m[1].type = HPA_METRIC_SOURCE_TYPE_OBJECT;
+  m[1].name = S("requests");
+  m[1].described_object.kind = S("Ingress");
+  m[1].described_object.name = S("main");
+  m[1].described_object.api_version = S("networking.k8s.io/v1");
+  m[1].target.type = HPA_METRIC_TARGET_TYPE_VALUE;
+  m[1].target.value_milli = 10000;
+  m[2] = cpu_metric(50);
+  c = config_with(m, 3, 100);
+  make_pods(4, 250);
+  v[0].kind = HPA_VALUES_KIND_EXTERNAL;
+  v[0].values_milli = series;
+  v[0].values_len = 2;
+  v[1].kind = HPA_VALUES_KIND_OBJECT;
+  v[1].value_milli = -5000;
+  v[2] = samples_values(4);
+  o = observation(0, 4, 4, v, 3);
+  init(&g_autoscaler);
+  CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
+  CHECK(g_decision.metrics[0].outcome == HPA_METRIC_OUTCOME_PROPOSAL);
+  CHECK(g_decision.metrics[0].reading == HPA_READING_TREATED_AS_OVERFLOW);
+  CHECK(g_decision.metrics[0].replicas == 2147483647);
+  CHECK(g_decision.metrics[1].reading == HPA_READING_NEGATIVE);
+  CHECK(g_decision.metrics[1].replicas <= 0);
+  CHECK(g_decision.metrics[2].reading == HPA_READING_PLAIN);
+  CHECK_STR(hpa_reading_str(g_decision.metrics[0].reading), "treatedAsOverflow");
+  CHECK_STR(hpa_reading_str(HPA_READING_NEGATIVE), "negative");
+  CHECK(hpa_reading_str(3) == NULL);
+
+  /* A negative sample of a ready pod. */
+  g_samples[2].milli = -250;
+  init(&g_autoscaler);
+  CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
+  CHECK(g_decision.metrics[2].outcome == HPA_METRIC_OUTCOME_PROPOSAL);
+  CHECK(g_decision.metrics[2].reading == HPA_READING_NEGATIVE);
+}
+
 static void test_behavior_and_zero(void) {
   hpa_metric m;
   hpa_config c;
@@ -1091,6 +1144,7 @@ static const struct {
     {"time_and_rescale", test_time_and_rescale},
     {"all_sources", test_all_sources},
     {"missing_container", test_missing_container},
+    {"readings", test_readings},
     {"behavior_and_zero", test_behavior_and_zero},
     {"quantities", test_quantities},
     {"many_autoscalers", test_many_autoscalers},

@@ -69,6 +69,9 @@ static void print_metric(const hpa_metric_result *m) {
       fputs(",\"currentValue\":", stdout);
       print_json_string(m->current_value_text);
     }
+    if (m->reading != HPA_READING_PLAIN) {
+      printf(",\"reading\":\"%s\"", hpa_reading_str(m->reading));
+    }
   } else {
     fputs(first ? "" : ",", stdout);
     fputs("\"error\":", stdout);
