@@ -1,4 +1,5 @@
-//! Recommendation and scale-event history in fixed-capacity byte rings.
+//! Recommendation and scale-event history in fixed-capacity byte rings. The rules are stated
+//! in `docs/spec/history.md`; this says how the rings hold them.
 //!
 //! Upstream keeps three unbounded lists per HPA: recommendations, scale-up events and
 //! scale-down events, each reusing "old" slots in place. For recommendations only the
