@@ -1,4 +1,4 @@
-//! One HPA's controller state and its reconcile (algorithm spec section 5).
+//! One HPA's controller state and its reconcile (docs/spec/reconcile.md).
 
 use core::fmt;
 
@@ -43,7 +43,8 @@ struct PendingRescale {
     at: Instant,
     /// HPAs with a behavior record a scale event: the longest policy period of the change's
     /// direction in seconds (upstream marks that direction's older events outdated when it
-    /// stores the event, spec 14; never negative); -1 without a behavior (no event).
+    /// stores the event, docs/spec/history.md#scale-events; never negative); -1 without a behavior
+    /// (no event).
     event_period_seconds: i32,
     /// [`SCALED_TO_ZERO_UNSET`], [`SCALED_TO_ZERO_FALSE`] or [`SCALED_TO_ZERO_TRUE`].
     scaled_to_zero: u8,
@@ -680,8 +681,8 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     }
 }
 
-/// `tolerancesForHpa` (spec section 11): the controller's tolerance, replaced per direction
-/// by the behavior's when HPAConfigurableTolerance is on.
+/// `tolerancesForHpa` (docs/spec/calculator.md#tolerances): the controller's tolerance, replaced
+/// per direction by the behavior's when HPAConfigurableTolerance is on.
 ///
 /// Not inlined: called, it writes into the reconcile's `CalcContext` directly; inlined, the
 /// tolerances were built in a temporary and copied (three memcpy calls).

@@ -1,4 +1,4 @@
-//! Replica proposals per metric source and target type (algorithm spec section 10).
+//! Replica proposals per metric source and target type (docs/spec/calculator.md).
 //!
 //! Each function mirrors one upstream replica-calculator entry point. Pod-based calculators
 //! make one pass over the pods and allocate nothing: sums replace upstream's per-pod map,
@@ -205,14 +205,15 @@ fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool 
 }
 
 /// Upstream's checks before grouping (the metrics API returned something, and some pod
-/// matched the selector), then the pass over the pods (spec 10.1 a-e, 10.2) for the metric
-/// of `resource` (`None`: a Pods metric): each pod's group and the sums of each group, with
-/// `requests` (utilization targets) the requests for that resource, missing pods filled in
-/// with `fill` (see [`pod_metric`]), and the orphan samples' sum, into `pass` (all zero). Upstream's second pass fills in missing and unready pods
-/// with their requests: those are the requests this pass reads, so their sums are kept here
-/// and the second pass is arithmetic on sums, without a second walk over the pods. Out of
-/// line on 64-bit targets, where the code after the pass otherwise made the loop spill
-/// registers (about 5 % slower at 1,000 pods); inlined elsewhere, where that is smaller.
+/// matched the selector), then the pass over the pods (docs/spec/calculator.md#utilization steps
+/// a-e, docs/spec/calculator.md#average-value) for the metric of `resource` (`None`: a Pods
+/// metric): each pod's group and the sums of each group, with `requests` (utilization targets) the
+/// requests for that resource, missing pods filled in with `fill` (see [`pod_metric`]), and the
+/// orphan samples' sum, into `pass` (all zero). Upstream's second pass fills in missing and unready
+/// pods with their requests: those are the requests this pass reads, so their sums are kept here
+/// and the second pass is arithmetic on sums, without a second walk over the pods. Out of line on
+/// 64-bit targets, where the code after the pass otherwise made the loop spill registers (about 5 %
+/// slower at 1,000 pods); inlined elsewhere, where that is smaller.
 #[cfg_attr(target_pointer_width = "64", inline(never))]
 #[cfg_attr(not(target_pointer_width = "64"), inline(always))]
 fn pod_pass<'a, const WIDE: bool>(
@@ -462,9 +463,10 @@ pub(crate) enum PodTarget {
     Average(i64),
 }
 
-/// The pod-based calculators: `GetResourceReplicas` (utilization targets, spec 10.1) and
-/// `calcPlainMetricReplicas` (Resource/ContainerResource average-value targets and Pods
-/// metrics, spec 10.2). `resource` is `None` for Pods metrics.
+/// The pod-based calculators: `GetResourceReplicas` (utilization targets,
+/// docs/spec/calculator.md#utilization) and `calcPlainMetricReplicas` (Resource/ContainerResource
+/// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
+/// `None` for Pods metrics.
 #[inline(never)]
 pub(crate) fn pod_metric<'a, const WIDE: bool>(
     ctx: &CalcContext<'_, 'a>,
@@ -505,8 +507,8 @@ pub(crate) fn pod_metric<'a, const WIDE: bool>(
         measure(mode, target, &pass, first_entries).ok_or(CalcError::NoMatchingRequests)?;
 
     // Without missing pods, and unless unready pods are to be counted on a scale-up, the
-    // first pass decides (spec 10.1 f): the current count inside the tolerance band, else
-    // `ceil(ratio × ready pods)`.
+    // first pass decides (docs/spec/calculator.md#utilization, step f): the current count inside
+    // the tolerance band, else `ceil(ratio × ready pods)`.
     let side = ratio.cmp_one();
     let (below, above) = (
         side == Some(Ordering::Less),
@@ -623,10 +625,10 @@ fn percent_ratio(values: i64, requests: i64) -> i32 {
 }
 
 /// The proposal of the pod-based calculators and whether the tolerance band held it at the
-/// current count: after the first pass (spec 10.1 f), the current count inside the band,
-/// else `ceil(ratio × count)`; after the `second` (spec 10.1 i-k), also the current count
-/// when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the proposal
-/// moved against the new ratio. The ratio by reference: either pass's, without a copy.
+/// current count: after the first pass (docs/spec/calculator.md#utilization, step f), the current
+/// count inside the band, else `ceil(ratio × count)`; after the `second` (steps i-k), also the
+/// current count when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the
+/// proposal moved against the new ratio. The ratio by reference: either pass's, without a copy.
 fn proposal(
     ctx: &CalcContext<'_, '_>,
     (below, above): (bool, bool),
@@ -750,9 +752,11 @@ pub(crate) fn pod_reading(
 }
 
 /// Object and External metrics (`values` as for [`usage`]): `GetObjectMetricReplicas` and
-/// `GetExternalMetricReplicas` for value targets (spec 10.3, 10.5), measured against the
-/// ready pods; `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for
-/// average-value targets (`per_pod`, spec 10.4, 10.6), measured against `status.replicas`.
+/// `GetExternalMetricReplicas` for value targets (docs/spec/calculator.md#object-value,
+/// docs/spec/calculator.md#external-value), measured against the ready pods;
+/// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
+/// (`per_pod`, docs/spec/calculator.md#object-average-value,
+/// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
 #[inline(never)]
 pub(crate) fn usage_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
@@ -937,11 +941,11 @@ mod tests {
     }
 
     /// A ContainerResource sample that lacks the metric's container (no containers at all,
-    /// or others only) is a missing pod (upstream since PR #127193, algorithm spec §9): the
-    /// proposal is the one of the same observation without that pod's sample, scaling up and
-    /// down; an orphan sample without the container counts for nothing. When no pod has the
-    /// container, the metric fails as upstream's does once the metrics API answered ("did not
-    /// receive metrics for targeted pods"), not as for an empty answer.
+    /// or others only) is a missing pod (upstream since PR #127193,
+    /// docs/spec/metrics.md#metrics-apis): the proposal is the one of the same observation without
+    /// that pod's sample, scaling up and down; an orphan sample without the container counts for
+    /// nothing. When no pod has the container, the metric fails as upstream's does once the metrics
+    /// API answered ("did not receive metrics for targeted pods"), not as for an empty answer.
     #[test]
     #[allow(clippy::indexing_slicing)]
     fn sample_without_the_named_container_is_a_missing_pod() {

@@ -1,4 +1,4 @@
-//! HPA status conditions with their reasons (algorithm spec section 15).
+//! HPA status conditions with their reasons (docs/spec/reconcile.md#conditions).
 //!
 //! The list keeps upstream's order: a condition is appended the first time it is set and
 //! updated in place afterwards; a condition a reconcile does not touch keeps its value.

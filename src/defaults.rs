@@ -1,4 +1,5 @@
-//! API defaulting (algorithm spec section 3) and the resolved, validated HPA the engine runs.
+//! API defaulting (docs/spec/configuration.md#api-defaulting) and the resolved, validated HPA the
+//! engine runs.
 
 use crate::metrics::MAX_METRICS;
 use crate::settings::Settings;
@@ -52,7 +53,7 @@ pub struct ResolvedRules<'a> {
 impl<'a> ResolvedRules<'a> {
     /// The longest policy period in seconds (`getLongestPolicyPeriod`: at least 0):
     /// events before `now` minus this become outdated when an event of this direction is
-    /// stored (spec 14). Not inlined: one copy on small targets.
+    /// stored (docs/spec/history.md#scale-events). Not inlined: one copy on small targets.
     #[inline(never)]
     pub fn longest_period_seconds(&self) -> i32 {
         self.policies

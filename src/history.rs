@@ -42,19 +42,19 @@
 //!
 //! # Scale events
 //!
-//! Upstream's `storeScaleEvent` (spec 14) first marks the events of the change's direction
-//! before `now - longest policy period` (of that direction) as outdated, a flag it never
-//! clears, then overwrites the last outdated slot of that direction's list, or appends when
-//! none is outdated. An overwritten event is gone for good, also for the other direction's
+//! Upstream's `storeScaleEvent` (docs/spec/history.md#scale-events) first marks the events of the
+//! change's direction before `now - longest policy period` (of that direction) as outdated, a flag
+//! it never clears, then overwrites the last outdated slot of that direction's list, or appends
+//! when none is outdated. An overwritten event is gone for good, also for the other direction's
 //! policies, which read both lists with their own, possibly longer, periods. Which event goes
-//! depends on the slots, and the slots are not in time order. So each event in the ring carries
-//! its slot, and `EventLists` holds the rest of upstream's lists: each list's length, and the
-//! latest cutoff of its stores (the flagged events are exactly those before it). A slot that no
-//! ring entry holds holds an event older than the retention: outdated, counted by no period.
-//! The event a store overwrites keeps its place in the ring with a change of 0 (its code
-//! zeroed in place, same length), and expires with its neighbours. A failed rescale stores
-//! nothing. The unit tests compare this with a model of upstream's lists over random stores
-//! (with periods that change between them, as when an HPA is edited).
+//! depends on the slots, and the slots are not in time order. So each event in the ring carries its
+//! slot, and `EventLists` holds the rest of upstream's lists: each list's length, and the latest
+//! cutoff of its stores (the flagged events are exactly those before it). A slot that no ring entry
+//! holds holds an event older than the retention: outdated, counted by no period. The event a store
+//! overwrites keeps its place in the ring with a change of 0 (its code zeroed in place, same
+//! length), and expires with its neighbours. A failed rescale stores nothing. The unit tests
+//! compare this with a model of upstream's lists over random stores (with periods that change
+//! between them, as when an HPA is edited).
 //!
 //! # Capacity guarantee
 //!
@@ -964,7 +964,7 @@ fn record(
 }
 
 /// Which of upstream's two scale-event lists: `scaleUpEvents` or `scaleDownEvents`. Also the
-/// direction of a policy limit (spec 13.3 and 13.4), which reads both lists.
+/// direction of a policy limit (docs/spec/normalization.md#period-start), which reads both lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Direction {
@@ -993,7 +993,8 @@ impl Direction {
     }
 }
 
-/// One entry of upstream's `scaleUpEvents` or `scaleDownEvents` list (spec 14).
+/// One entry of upstream's `scaleUpEvents` or `scaleDownEvents` list
+/// (docs/spec/history.md#scale-events).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ScaleEvent {
@@ -1058,7 +1059,7 @@ impl fmt::Display for LoadError {
 }
 
 /// What upstream's two scale-event lists (up, down) hold beyond the ring's entries: each
-/// event in the ring carries its slot, its index in its list (spec 14).
+/// event in the ring carries its slot, its index in its list (docs/spec/history.md#scale-events).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct EventLists {
     /// Each list's length. A slot that no ring entry holds holds an event older than the
@@ -1097,11 +1098,11 @@ impl EventLists {
 }
 
 /// Takes the slot upstream overwrites when it stores an event in list `d` of length `len`
-/// (spec 14): the last (highest) outdated slot, or `len` to append. A slot is outdated when
-/// the ring (live bytes `live`) holds an event of the list before byte offset `outdated_end`
-/// in it (the ring is time-ordered: the events before an instant are a prefix), or no event
-/// at all (that event is older than the retention, or was folded: outdated). The entry in the
-/// slot taken, if any, is overwritten with a change of 0 (see [`zero_varint`]). One pass over
+/// (docs/spec/history.md#scale-events): the last (highest) outdated slot, or `len` to append. A
+/// slot is outdated when the ring (live bytes `live`) holds an event of the list before byte offset
+/// `outdated_end` in it (the ring is time-ordered: the events before an instant are a prefix), or
+/// no event at all (that event is older than the retention, or was folded: outdated). The entry in
+/// the slot taken, if any, is overwritten with a change of 0 (see [`zero_varint`]). One pass over
 /// the ring; slots fit [`SLOT_BITS`], so those held fit a 128-bit set.
 #[inline(never)]
 fn take_slot(live: &mut [u8], d: Direction, outdated_end: usize, len: u32) -> u32 {
@@ -1318,13 +1319,13 @@ impl<const R: usize, const E: usize> History<R, E> {
 
     /// Stabilization; the caller then records `desired` (one call for both paths).
     ///
-    /// Legacy (spec 12.1): the maximum of `desired` and every recommendation not before
-    /// `now - window`. When folded recommendations fall in the window, upstream's maximum
-    /// lies somewhere between the ring's maximum and the summary's `high`; the result is then
-    /// `current` clamped into that range, which never moves further than upstream (a stale
-    /// high value must not scale the target up) and is reported as overflowed.
+    /// Legacy (docs/spec/normalization.md#legacy-stabilization): the maximum of `desired` and every
+    /// recommendation not before `now - window`. When folded recommendations fall in the window,
+    /// upstream's maximum lies somewhere between the ring's maximum and the summary's `high`; the
+    /// result is then `current` clamped into that range, which never moves further than upstream (a
+    /// stale high value must not scale the target up) and is reported as overflowed.
     ///
-    /// Behavior (spec 13.1): `current` clamped into
+    /// Behavior (docs/spec/normalization.md#behavior-stabilization): `current` clamped into
     /// `[min over the up window, max over the down window]` (both including `desired`).
     ///
     /// One routine: the legacy path is the behavior's scale-down half without a scale-up
@@ -1407,12 +1408,12 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Records a successful rescale from `old` to `new` replicas as upstream's
-    /// `storeScaleEvent` does (spec 14): the events of the change's direction before
-    /// `now - longest_period_seconds` (the longest policy period of that direction, never
-    /// negative: `getLongestPolicyPeriod` starts at 0) become outdated,
-    /// and the new event overwrites the last outdated slot of its list, or is appended. The
-    /// overwritten event is gone, also for the other direction's periods. Not inlined: the
-    /// caller's frame (the reconcile's, on the deepest stack path) would hold its locals.
+    /// `storeScaleEvent` does (docs/spec/history.md#scale-events): the events of the change's
+    /// direction before `now - longest_period_seconds` (the longest policy period of that
+    /// direction, never negative: `getLongestPolicyPeriod` starts at 0) become outdated, and the
+    /// new event overwrites the last outdated slot of its list, or is appended. The overwritten
+    /// event is gone, also for the other direction's periods. Not inlined: the caller's frame (the
+    /// reconcile's, on the deepest stack path) would hold its locals.
     #[inline(never)]
     pub(crate) fn record_scale_event(
         &mut self,
@@ -1474,7 +1475,8 @@ impl<const R: usize, const E: usize> History<R, E> {
         );
     }
 
-    /// Replicas added and deleted by events strictly after `now - period` (spec 13.3).
+    /// Replicas added and deleted by events strictly after `now - period`
+    /// (docs/spec/normalization.md#period-start).
     pub(crate) fn changes_in_period(
         &self,
         now: Instant,
@@ -2142,11 +2144,11 @@ mod tests {
         }
     }
 
-    /// The engine's scale events against upstream's lists (spec 14): random rescales in both
-    /// directions, with longest periods that change between stores (an HPA edited in place),
-    /// at times from equal to far apart. While nothing is folded, every period count equals
-    /// upstream's, and each list, slot by slot, holds upstream's events (or `None` for an
-    /// event past the retention, which upstream keeps outdated and never counts again).
+    /// The engine's scale events against upstream's lists (docs/spec/history.md#scale-events):
+    /// random rescales in both directions, with longest periods that change between stores (an HPA
+    /// edited in place), at times from equal to far apart. While nothing is folded, every period
+    /// count equals upstream's, and each list, slot by slot, holds upstream's events (or `None` for
+    /// an event past the retention, which upstream keeps outdated and never counts again).
     #[test]
     fn scale_events_equal_upstreams_lists() {
         let mut rng = Rng(0x14);

@@ -10,8 +10,8 @@
 //! proposal ([`metrics`], [`calculator`], [`pods`]), the multi-metric rule, normalization with
 //! the history rings ([`normalize`], [`history`]) and the conditions ([`conditions`]). The
 //! caller applies the [`Decision`] and reports the outcome with
-//! [`Autoscaler::rescale_succeeded`] or [`Autoscaler::rescale_failed`]. The README's
-//! architecture table maps every section of the algorithm to its module.
+//! [`Autoscaler::rescale_succeeded`] or [`Autoscaler::rescale_failed`]. The specification,
+//! one file per module, is in `docs/spec` (index: docs/spec/README.md#files).
 #![no_std]
 #![deny(missing_docs)]
 #![deny(

@@ -1,4 +1,4 @@
-//! Per-metric dispatch, error wrapping and the multi-metric rule (algorithm spec section 6).
+//! Per-metric dispatch, error wrapping and the multi-metric rule (docs/spec/metrics.md).
 
 use core::fmt;
 
@@ -37,9 +37,10 @@ fn milli(q: Option<Quantity>) -> Option<i64> {
     q.map(|q| q.milli_value())
 }
 
-/// Reads a metric's target the way the upstream controller does (spec 6.2, trace rule 22);
-/// `None` when the spec names no usable target (only possible past validation for Object
-/// metrics whose `target.type` does not match the populated field).
+/// Reads a metric's target the way the upstream controller does
+/// (docs/spec/metrics.md#target-routing, docs/spec/trace-format.md#rule-22); `None` when the spec
+/// names no usable target (only possible past validation for Object metrics whose `target.type`
+/// does not match the populated field).
 pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
     route_and_selector(spec).map(|(route, _)| route)
 }
@@ -396,7 +397,8 @@ impl fmt::Display for MetricError<'_> {
     }
 }
 
-/// Evaluates one metric (spec 6.2/10): what upstream's `computeReplicasForMetric` returns.
+/// Evaluates one metric (docs/spec/metrics.md#target-routing): what upstream's
+/// `computeReplicasForMetric` returns.
 pub fn evaluate_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     spec: &'a MetricSpec<'a>,
@@ -534,7 +536,7 @@ pub(crate) fn fail<'a>(spec: &'a MetricSpec<'a>, failure: MetricFailure<'a>) -> 
     MetricOutcome::Error(MetricError { spec, failure })
 }
 
-/// The multi-metric result (spec 6.4).
+/// The multi-metric result (docs/spec/metrics.md#combination).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Combined<'a> {
@@ -551,8 +553,8 @@ pub struct Combined<'a> {
     pub failed: bool,
 }
 
-/// Combines per-metric outcomes (spec 6.4): the maximum wins; ties keep the earliest, except
-/// that while the running result is 0 every later valid metric replaces it.
+/// Combines per-metric outcomes (docs/spec/metrics.md#combination): the maximum wins; ties keep the
+/// earliest, except that while the running result is 0 every later valid metric replaces it.
 pub fn combine<'a>(outcomes: &[MetricOutcome<'a>], current: i32) -> Combined<'a> {
     let t = tally(outcomes, current);
     Combined {
@@ -574,7 +576,7 @@ pub(crate) struct Tally<'o, 'a> {
     pub failed: bool,
 }
 
-/// [`combine`]'s rule (spec 6.4).
+/// [`combine`]'s rule (docs/spec/metrics.md#combination).
 pub(crate) fn tally<'o, 'a>(outcomes: &'o [MetricOutcome<'a>], current: i32) -> Tally<'o, 'a> {
     let mut replicas = 0;
     let mut winner = None;

@@ -1,6 +1,6 @@
-//! Normalization of the combined proposal: the legacy path (algorithm spec section 12) and
-//! the `behavior` path with both stabilization windows and the Pods/Percent policies
-//! (section 13).
+//! Normalization of the combined proposal: the legacy path (docs/spec/normalization.md#legacy)
+//! and the `behavior` path with both stabilization windows and the Pods/Percent policies
+//! (docs/spec/normalization.md#behavior).
 
 use crate::arith;
 use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
@@ -45,7 +45,8 @@ pub struct NormalizationDetail {
     pub rate_limit: Option<RateLimit>,
 }
 
-/// A rate limit of normalization (spec 12 step 3, 13.2-13.4).
+/// A rate limit of normalization (docs/spec/normalization.md#legacy-rate-limit,
+/// docs/spec/normalization.md#rate-limits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RateLimit {
@@ -146,7 +147,8 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
             let up_window = Duration::from_secs(i64::from(
                 behavior.scale_up.stabilization_window_seconds.unwrap_or(0),
             ));
-            // The controller substitutes its flag, truncated to whole seconds (trace rule 15).
+            // The controller substitutes its flag, truncated to whole seconds
+            // (docs/spec/trace-format.md#rule-15).
             let down_window =
                 Duration::from_secs(behavior.scale_down.stabilization_window_seconds.map_or(
                     settings.downscale_stabilization_window.whole_secs(),
@@ -296,8 +298,9 @@ struct PolicyLimit {
     period_start: i32,
 }
 
-/// Both directions' policy limits (spec 13.3 when `up`, 13.4 otherwise), remembering which
-/// policy gave the result (the first one on ties, as the running min/max keeps it).
+/// Both directions' policy limits (docs/spec/normalization.md#scale-up-limit when `up`,
+/// docs/spec/normalization.md#scale-down-limit otherwise), remembering which policy gave the
+/// result (the first one on ties, as the running min/max keeps it).
 fn policy_limit<const R: usize, const E: usize>(
     history: &History<R, E>,
     rules: &ResolvedRules<'_>,
@@ -349,8 +352,8 @@ fn policy_limit<const R: usize, const E: usize>(
     out
 }
 
-/// `calculateScaleUpLimitWithScalingRules` (spec 13.3); also says whether folded events
-/// were counted.
+/// `calculateScaleUpLimitWithScalingRules` (docs/spec/normalization.md#scale-up-limit); also says
+/// whether folded events were counted.
 pub fn scale_up_limit<const R: usize, const E: usize>(
     history: &History<R, E>,
     rules: &ResolvedRules<'_>,
@@ -362,7 +365,7 @@ pub fn scale_up_limit<const R: usize, const E: usize>(
     (l.limit, l.overflowed)
 }
 
-/// `calculateScaleDownLimitWithBehaviors` (spec 13.4).
+/// `calculateScaleDownLimitWithBehaviors` (docs/spec/normalization.md#scale-down-limit).
 pub fn scale_down_limit<const R: usize, const E: usize>(
     history: &History<R, E>,
     rules: &ResolvedRules<'_>,

@@ -1,4 +1,4 @@
-//! Pod grouping (algorithm spec section 7) and requests (section 8).
+//! Pod grouping (docs/spec/pods.md#grouping) and requests (docs/spec/pods.md#requests).
 
 use crate::input::{ConditionStatus, Container, ContainerKind, Pod, PodPhase, ResourceRequest};
 use crate::input::{ReadyCondition, Sample};
@@ -34,7 +34,7 @@ pub struct Readiness {
     pub now: Instant,
 }
 
-/// Groups one pod (spec section 7). `sample` is the pod's sample for this metric, if any.
+/// Groups one pod (docs/spec/pods.md#grouping); `sample` is its sample for this metric, if any.
 pub fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) -> PodGroup {
     group(pod, sample, &Grouping::new(rules))
 }
@@ -238,7 +238,7 @@ fn is_pod_level_resource(resource: &str) -> bool {
     same(resource, "cpu") || same(resource, "memory") || resource.starts_with("hugepages-")
 }
 
-/// A pod's request for `resource` in milli-units (spec section 8). `container` is the
+/// A pod's request for `resource` in milli-units (docs/spec/pods.md#requests). `container` is the
 /// ContainerResource container, or `None` for Resource metrics. Pod-level requests
 /// (`Pod::requests`) are used as with the PodLevelResources gate on; pass a pod without them
 /// to model the gate off.

@@ -8,7 +8,8 @@
 
 use crate::quantity::Quantity;
 
-/// `spec` of a HorizontalPodAutoscaler (spec section 3/4 of the algorithm).
+/// `spec` of a HorizontalPodAutoscaler (docs/spec/configuration.md#api-defaulting,
+/// docs/spec/validation.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HpaSpec<'a> {

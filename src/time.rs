@@ -2,7 +2,7 @@
 //!
 //! [`Instant`] is a point on the caller's monotonic clock in signed milliseconds; [`Duration`]
 //! a non-negative span in milliseconds. Comparisons against `now - window` are made exactly,
-//! even when the subtraction would leave the `i64` range (trace format rule 11).
+//! even when the subtraction would leave the `i64` range (docs/spec/time.md#comparisons).
 
 /// A point in time: signed milliseconds on the caller's monotonic clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

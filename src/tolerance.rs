@@ -1,4 +1,5 @@
-//! Tolerances: a decimal value with its binary64 reading (spec section 11).
+//! Tolerances: a decimal value with its binary64 reading
+//! (docs/spec/arithmetic.md#tolerance-values).
 
 use crate::arith::binary64::F64;
 use crate::quantity::Quantity;

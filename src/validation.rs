@@ -1,5 +1,5 @@
-//! API validation of an `autoscaling/v2` HorizontalPodAutoscaler spec (algorithm spec
-//! section 4), reported the way the Kubernetes API server reports it.
+//! API validation of an `autoscaling/v2` HorizontalPodAutoscaler spec (docs/spec/validation.md),
+//! reported the way the Kubernetes API server reports it.
 //!
 //! One walk of the spec follows the order in which upstream's
 //! `validateHorizontalPodAutoscalerSpec` appends its errors (`pkg/apis/autoscaling/validation`).

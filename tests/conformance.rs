@@ -784,8 +784,8 @@ fn run_scale_limits(c: &'static Value) -> R<Outcome> {
 /// force `prev → new`, reported with `rescale_succeeded`).
 ///
 /// `events_after`: upstream's list after storing, slot by slot: each slot's change and
-/// outdated flag (spec 14: the events before `now - longest period` become outdated and the
-/// last outdated slot is overwritten, or the event is appended).
+/// outdated flag (docs/spec/history.md#scale-events: the events before `now - longest period`
+/// become outdated and the last outdated slot is overwritten, or the event is appended).
 fn run_store_scale_events(c: &'static Value) -> R<Outcome> {
     let i = get(c, "inputs")?;
     let e = get(c, "expect")?;
@@ -1116,11 +1116,11 @@ fn pod_samples(
 }
 
 /// One pod's entry of the fake resource metrics API (a PodMetrics item) as the metrics client
-/// reads it (spec §9); its containers are those listed for any resource. Resource metrics:
-/// the sum of the containers' usage of `key`'s resource, no sample when the entry lists no
-/// container or one lacks that resource. ContainerResource metrics: the entry whole, in which
-/// the engine looks the named container up (an entry without it is a pod without a sample,
-/// as upstream's since PR #127193, while the API still counts as having answered).
+/// reads it (docs/spec/metrics.md#metrics-apis); its containers are those listed for any resource.
+/// Resource metrics: the sum of the containers' usage of `key`'s resource, no sample when the entry
+/// lists no container or one lacks that resource. ContainerResource metrics: the entry whole, in
+/// which the engine looks the named container up (an entry without it is a pod without a sample, as
+/// upstream's since PR #127193, while the API still counts as having answered).
 fn resource_sample(
     e: &'static Value,
     key: &str,

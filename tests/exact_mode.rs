@@ -1,6 +1,6 @@
 //! The two arithmetic modes (`Settings::arithmetic`) on the float64 quirks of the algorithm
-//! spec, section 16: `Kubernetes` reproduces upstream's IEEE binary64 expressions, `Exact`
-//! evaluates the same expressions in rationals.
+//! (docs/spec/arithmetic.md#quirks): `Kubernetes` reproduces upstream's IEEE binary64 expressions,
+//! `Exact` evaluates the same expressions in rationals.
 //!
 //! Expectations come from the spec's worked numbers. The randomized tests use two independent
 //! references: the host's `f64` evaluating upstream's expressions in upstream's order (Go's
@@ -62,7 +62,7 @@ static CONTAINERS: [Container<'static>; 1] = [Container {
 }];
 
 /// A running pod, ready for ten minutes, requesting 1 CPU: counted by every calculator (its
-/// CPU initialization period is long over, spec 7 step 4c).
+/// CPU initialization period is long over, docs/spec/pods.md#cpu-readiness, case c).
 const POD: Pod<'static> = Pod {
     name: "worker",
     phase: PodPhase::Running,
@@ -126,7 +126,8 @@ const DEFAULT_TOLERANCES: Tolerances = Tolerances {
 };
 
 /// `n` pods each using `util` % of their 1-CPU request, against a `target` % utilization
-/// target: the utilization is exactly `util` (spec 10.1 d) and the ratio `util / target`.
+/// target: the utilization is exactly `util` (docs/spec/calculator.md#utilization, step d) and the
+/// ratio `util / target`.
 fn utilization_proposal(
     mode: Arithmetic,
     n: usize,
@@ -182,7 +183,7 @@ fn evaluate_utilization(mode: Arithmetic, n: usize, util: i64, target: i32) -> O
 // References
 
 /// Upstream's `within` with the default tolerance and `int32(ceil(ratio * float64(n)))`, in
-/// host binary64 (spec 10.1 f, 11).
+/// host binary64 (docs/spec/calculator.md#utilization step f, docs/spec/calculator.md#tolerances).
 fn float_utilization_reference(n: i64, util: i64, target: i64) -> i32 {
     let ratio = util as f64 / target as f64;
     // (1.0 - down) <= ratio && ratio <= (1.0 + up)
@@ -202,13 +203,15 @@ fn exact_utilization_reference(n: i64, util: i64, target: i64) -> i32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Spec 16.5 and 16.1: ratio x pods
+// Ratio x pods: docs/spec/arithmetic.md#ratio-times-pods,
+// docs/spec/arithmetic.md#ratio-1-1-times-10
 
-/// Spec 16.5: 25 pods at 28 % of a 100 % target is ceil(7.000000000000001) = 8 upstream, 7
-/// exactly; and the other listed cases.
+/// docs/spec/arithmetic.md#ratio-times-pods: 25 pods at 28 % of a 100 % target is
+/// ceil(7.000000000000001) = 8 upstream, 7 exactly; and the other listed cases.
 #[test]
 fn ratio_times_pods_rounds_up_past_an_exact_integer_in_kubernetes_mode() {
-    // (pods, utilization, target, kubernetes, exact), from spec 16.5.
+    // (pods, utilization, target, kubernetes, exact), from
+    // docs/spec/arithmetic.md#ratio-times-pods.
     for (n, util, target, kubernetes, exact) in [
         (25, 28, 100, 8, 7),
         (25, 14, 50, 8, 7),
@@ -238,9 +241,9 @@ fn ratio_times_pods_rounds_up_past_an_exact_integer_in_kubernetes_mode() {
     }
 }
 
-/// Spec 16.1: 10 pods at ratio 1.1 give 11, not 12, in both modes (`1.1 * 10` rounds to
-/// exactly 11.0). With the default tolerance 1.1 is inside the band (16.7), so the tolerance
-/// is 0 here.
+/// docs/spec/arithmetic.md#ratio-1-1-times-10: 10 pods at ratio 1.1 give 11, not 12, in both modes
+/// (`1.1 * 10` rounds to exactly 11.0). With the default tolerance 1.1 is inside the band
+/// (docs/spec/arithmetic.md#plus-10-percent), so the tolerance is 0 here.
 #[test]
 fn ratio_1_1_times_10_pods_is_11_in_both_modes() {
     let zero = Tolerance::from_decimal(0, 0).unwrap();
@@ -257,7 +260,8 @@ fn ratio_1_1_times_10_pods_is_11_in_both_modes() {
     }
 }
 
-/// Spec 16.7: exactly +10 % (and -10 %) is inside the default tolerance in both modes.
+/// docs/spec/arithmetic.md#plus-10-percent: exactly +10 % (and -10 %) is inside the default
+/// tolerance in both modes.
 #[test]
 fn exactly_ten_percent_off_target_is_within_the_default_tolerance() {
     for mode in MODES {
@@ -273,7 +277,7 @@ fn exactly_ten_percent_off_target_is_within_the_default_tolerance() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Spec 16.2-16.4: Percent policies
+// Percent policies: docs/spec/arithmetic.md#quirks, items 2 to 4
 
 fn rules(policies: &[ScalingPolicy]) -> ResolvedRules<'_> {
     ResolvedRules {
@@ -317,7 +321,8 @@ fn down_limit(mode: Arithmetic, current: i32, value: i32) -> i32 {
     .0
 }
 
-/// Spec 16.2 and 16.3: `ceil(float64(start) * (1 + float64(p)/100))`.
+/// docs/spec/arithmetic.md#percent-up-10-from-10 and docs/spec/arithmetic.md#percent-up-overshoot:
+/// `ceil(float64(start) * (1 + float64(p)/100))`.
 #[test]
 fn percent_scale_up_limits() {
     // (start, percent, kubernetes, exact)
@@ -332,8 +337,8 @@ fn percent_scale_up_limits() {
     }
 }
 
-/// Spec 16.4: `int32(float64(start) * (1 - float64(p)/100))` truncates a product a hair below
-/// an integer.
+/// docs/spec/arithmetic.md#percent-down-undershoot: `int32(float64(start) * (1 - float64(p)/100))`
+/// truncates a product a hair below an integer.
 #[test]
 fn percent_scale_down_limits() {
     for (start, p, kubernetes, exact) in [
@@ -347,9 +352,10 @@ fn percent_scale_down_limits() {
     }
 }
 
-/// Spec 16.3/16.4 give the number of disagreements over whole ranges: 4,766 Percent scale-up
-/// limits for N <= 2000, p <= 1000, and 1,304 scale-down limits for N <= 2000, p < 100. Each
-/// limit is also checked against both references.
+/// docs/spec/arithmetic.md#percent-up-overshoot and docs/spec/arithmetic.md#percent-down-undershoot
+/// give the number of disagreements over whole ranges: 4,766 Percent scale-up limits for N <= 2000,
+/// p <= 1000, and 1,304 scale-down limits for N <= 2000, p < 100. Each limit is also checked
+/// against both references.
 #[test]
 fn percent_policy_disagreements_match_the_spec_counts() {
     let history: History<4, 4> = History::new();
@@ -385,8 +391,9 @@ fn percent_policy_disagreements_match_the_spec_counts() {
     assert_eq!(down_mismatches, 1304);
 }
 
-/// The policy's start is `current - added + deleted` over the period (spec 13.3/13.4): with
-/// a loaded history of scale events the same quirks appear at other current counts.
+/// The policy's start is `current - added + deleted` over the period
+/// (docs/spec/normalization.md#period-start): with a loaded history of scale events the same quirks
+/// appear at other current counts.
 #[test]
 fn percent_limits_from_a_loaded_history() {
     // 30 replicas after a +5 scale-up 10 s ago: the 60 s period starts at 25 -> 29 vs 28.
@@ -477,7 +484,7 @@ fn percent_quirks_through_the_engine() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Spec 16.6: tolerance bounds
+// Tolerance bounds: docs/spec/arithmetic.md#tolerance-bounds
 
 /// One evaluation with per-direction tolerances from the HPA's behavior (quantities, as the
 /// API stores them), 10 pods at `util` % of a `target` % target. Returns the proposal and the
@@ -531,10 +538,11 @@ fn evaluate_with_tolerances(
     (d.proposal, d.desired_replicas)
 }
 
-/// Spec 16.6: `1 - 0.18` is 0.8200000000000001, so 41 %/50 % (exactly 0.82) is outside a
-/// "0.18" scale-down tolerance upstream: 10 pods propose ceil(0.82 * 10) = 9. Exactly, 0.82 is
-/// on the bound, which is inclusive: no change. Likewise `1 + 0.36` is 1.3599999999999999 and
-/// 34/25 = 1.36 scales up to ceil(13.600000000000001) = 14 upstream, stays at 10 exactly.
+/// docs/spec/arithmetic.md#tolerance-bounds: `1 - 0.18` is 0.8200000000000001, so 41 %/50 %
+/// (exactly 0.82) is outside a "0.18" scale-down tolerance upstream: 10 pods propose ceil(0.82 *
+/// 10) = 9. Exactly, 0.82 is on the bound, which is inclusive: no change. Likewise `1 + 0.36` is
+/// 1.3599999999999999 and 34/25 = 1.36 scales up to ceil(13.600000000000001) = 14 upstream, stays
+/// at 10 exactly.
 #[test]
 fn tolerance_bounds_with_non_default_tolerances() {
     // The host's binary64 shows the same bounds (black_box: evaluated at run time).
@@ -583,9 +591,9 @@ fn tolerance_bounds_with_non_default_tolerances() {
     }
 }
 
-/// Spec 16.6: the default 0.1 has no boundary error: every ratio exactly 0.9 or 1.1 is inside
-/// the band in both modes, and one percent beyond it is outside in both (20 pods: a ratio
-/// outside the band then always proposes another count).
+/// docs/spec/arithmetic.md#tolerance-bounds: the default 0.1 has no boundary error: every ratio
+/// exactly 0.9 or 1.1 is inside the band in both modes, and one percent beyond it is outside in
+/// both (20 pods: a ratio outside the band then always proposes another count).
 #[test]
 fn default_tolerance_has_no_boundary_error() {
     for target in (10..=300).step_by(10) {
@@ -612,7 +620,7 @@ fn default_tolerance_has_no_boundary_error() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Spec 16.8: per-pod Object/External ratios
+// Per-pod Object/External ratios: docs/spec/arithmetic.md#per-pod-ratios
 
 fn external_average(target_milli: i64) -> MetricSpec<'static> {
     MetricSpec::external(
@@ -621,9 +629,9 @@ fn external_average(target_milli: i64) -> MetricSpec<'static> {
     )
 }
 
-/// Spec 16.8: with the default tolerance, per-pod ratios `v / (t * replicas)` exactly on the
-/// band's edges (0.9 and 1.1) are inside in both modes for t < 60, replicas < 40: the
-/// proposal is the status replica count.
+/// docs/spec/arithmetic.md#per-pod-ratios: with the default tolerance, per-pod ratios
+/// `v / (t * replicas)` exactly on the band's edges (0.9 and 1.1) are inside in both modes for
+/// t < 60, replicas < 40: the proposal is the status replica count.
 #[test]
 fn per_pod_ratios_have_no_boundary_disagreement() {
     for t in 1..60_i64 {
@@ -649,9 +657,9 @@ fn per_pod_ratios_have_no_boundary_disagreement() {
     }
 }
 
-/// Spec 16.8: `ceil(float64(v) / float64(t))` is exact below 2^53 milli-units; above, the
-/// conversion of `v` loses precision. v = 2^62 + 1, t = 2^32: float64(v) is 2^62, so upstream
-/// proposes 2^30; the exact quotient is a hair above 2^30, so 2^30 + 1.
+/// docs/spec/arithmetic.md#per-pod-ratios: `ceil(float64(v) / float64(t))` is exact below 2^53
+/// milli-units; above, the conversion of `v` loses precision. v = 2^62 + 1, t = 2^32: float64(v) is
+/// 2^62, so upstream proposes 2^30; the exact quotient is a hair above 2^30, so 2^30 + 1.
 #[test]
 fn external_per_pod_beyond_2_pow_53() {
     let metric = external_average(1 << 32);
@@ -710,7 +718,8 @@ fn randomized_utilization_modes_and_references() {
         let case = format!("{n} pods at {util} % vs {target} %");
         assert_eq!(k, float_utilization_reference(n, util, target), "{case}");
         assert_eq!(e, exact_utilization_reference(n, util, target), "{case}");
-        // 0.9 and 1.1 are exact in float64 terms (spec 16.6), so the band never disagrees.
+        // 0.9 and 1.1 are exact in float64 terms (docs/spec/arithmetic.md#tolerance-bounds), so the
+        // band never disagrees.
         let inside = 9 * target <= 10 * util && 10 * util <= 11 * target;
         if inside || (util * n) % target != 0 {
             assert_eq!(k, e, "{case}");
@@ -727,8 +736,8 @@ fn randomized_utilization_modes_and_references() {
     );
 }
 
-/// Object Value targets: `ceil(value / target * readyPods)` (spec 10.3) against both
-/// references, over random milli-values.
+/// Object Value targets: `ceil(value / target * readyPods)` (docs/spec/calculator.md#object-value)
+/// against both references, over random milli-values.
 #[test]
 fn randomized_object_value_modes_and_references() {
     let described = CrossVersionObjectReference {

@@ -62,7 +62,8 @@ impl Rng {
 }
 
 /// One External metric with an AverageValue target of 1 (1000 milli-units): outside the
-/// tolerance band the proposal is `ceil(value / 1000)` (spec 10.6), whatever the pods.
+/// tolerance band the proposal is `ceil(value / 1000)`
+/// (docs/spec/calculator.md#external-average-value), whatever the pods.
 static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
     MetricIdentifier::named("queue_length"),
     MetricTarget::average_value(Quantity::from_milli(1000)),
@@ -757,11 +758,11 @@ fn step<'a, const R: usize, const E: usize>(
 }
 
 /// Scale-down events folded out of a one-event ring must not silently shrink a later
-/// scale-up budget. Upstream (spec 13.3): 10 -> 8 at 0 s, 8 -> 6 at 15 s, then at 30 s with a
-/// proposal of 20 and a "Pods 2 per 300 s" policy the period-start count is
-/// `6 - 0 + (2 + 2) = 10`, so the limit is 12. If the engine gives less, the decision was
-/// shaped by the fold and must say so. (The second step is reported too: once an event is
-/// folded, its list slot is unknown, so every policy limit says the history overflowed.)
+/// scale-up budget. Upstream (docs/spec/normalization.md#scale-up-limit): 10 -> 8 at 0 s, 8 -> 6 at
+/// 15 s, then at 30 s with a proposal of 20 and a "Pods 2 per 300 s" policy the period-start count
+/// is `6 - 0 + (2 + 2) = 10`, so the limit is 12. If the engine gives less, the decision was shaped
+/// by the fold and must say so. (The second step is reported too: once an event is folded, its list
+/// slot is unknown, so every policy limit says the history overflowed.)
 #[test]
 fn folded_scale_downs_shaping_a_scale_up_are_reported() {
     static UP: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 2, 300)];
@@ -783,9 +784,9 @@ fn folded_scale_downs_shaping_a_scale_up_are_reported() {
 }
 
 /// Legacy path, two recommendations: a stale high recommendation folded into the summary must
-/// not scale the target up. Upstream (spec 12): 10 replicas and a proposal of 30 at 0 s give
-/// 20 (the 2x limit); at 400 s, 415 s and 430 s the proposal is 3 and the 300 s window holds
-/// only proposals of 3, so upstream goes to 3 and stays there.
+/// not scale the target up. Upstream (docs/spec/normalization.md#legacy): 10 replicas and a
+/// proposal of 30 at 0 s give 20 (the 2x limit); at 400 s, 415 s and 430 s the proposal is 3 and
+/// the 300 s window holds only proposals of 3, so upstream goes to 3 and stays there.
 #[test]
 fn a_folded_legacy_recommendation_never_scales_up() {
     let spec = spec(None);
@@ -807,8 +808,8 @@ fn a_folded_legacy_recommendation_never_scales_up() {
 /// A folded value stays visible at most one generation span (retention / 15, 240 s at the
 /// default retention) longer than upstream's, even while the ring overflows on every
 /// evaluation. Here one spike to 30 is followed by two hours of a constant load of 5:
-/// upstream (spec 13.1, 300 s window) is back at 5 after about 5 minutes; a ring of 8
-/// recommendations at 15 s gets there too, at most one span later.
+/// upstream (docs/spec/normalization.md#behavior-stabilization, 300 s window) is back at 5 after
+/// about 5 minutes; a ring of 8 recommendations at 15 s gets there too, at most one span later.
 #[test]
 fn a_folded_spike_expires_after_continuous_overflow() {
     static P: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 100, 15)];

@@ -9,19 +9,21 @@
 //! wrongly shaped values, replica counts including 0 and `i32::MAX`, and time steps from 0 ms
 //! to 2^40 ms.
 //!
-//! Asserted for every evaluation (spec section 5 names the branches R5/R6):
+//! Asserted for every evaluation (docs/spec/reconcile.md names the branches R5/R6):
 //! * a well-formed observation gives `Ok`;
 //! * the branch: current 0 without scale-from-zero -> 0, no rescale (R5); current above max
 //!   -> max; current below min -> min; otherwise metrics are evaluated (one outcome per
 //!   metric);
 //! * a failed metric set (all invalid, or some invalid and the rest proposing less than
-//!   current, spec 6.4) -> no rescale, `desiredReplicas` keeps its previous value;
+//!   current, docs/spec/metrics.md#combination) -> no rescale, `desiredReplicas` keeps its previous
+//!   value;
 //! * otherwise `rescale == (desired != current)`, and with min <= max and current in
 //!   [min, max] (or 0 with scale-from-zero): desired in [min, max]; with a behavior and
 //!   current >= 1, desired between current and `max(proposal, 0)` (stabilization and policies
-//!   only ever hold back, spec 13.1/13.2); without one, desired >= min(current, proposal) and
-//!   desired <= max(current, factor * current, minimum) (spec 12); `selectPolicy: Disabled`
-//!   forbids moving in that direction;
+//!   only ever hold back, docs/spec/normalization.md#behavior); without one, desired >=
+//!   min(current, proposal) and desired <= max(current, factor * current, minimum)
+//!   (docs/spec/normalization.md#legacy); `selectPolicy: Disabled` forbids moving in that
+//!   direction;
 //! * reporting the rescale updates the status as R7 says (desiredReplicas, lastScaleTime,
 //!   ScaledToZero).
 //!
@@ -682,8 +684,8 @@ fn scaled_to_zero(status: &Status) -> bool {
         .is_some_and(|c| c.status == ConditionStatus::True)
 }
 
-/// The combined proposal of spec 6.4 recomputed from the per-metric outcomes: (max valid
-/// proposal with the "0 is replaced" rule, invalid count).
+/// The combined proposal of docs/spec/metrics.md#combination recomputed from the per-metric
+/// outcomes: (max valid proposal with the "0 is replaced" rule, invalid count).
 fn combine(d: &Decision<'_>) -> (i32, usize) {
     let mut replicas = 0;
     let mut invalid = 0;
@@ -700,7 +702,7 @@ fn combine(d: &Decision<'_>) -> (i32, usize) {
     (replicas, invalid)
 }
 
-/// Checks one decision against the rules of spec section 5 (see the module docs).
+/// Checks one decision against the rules of docs/spec/reconcile.md (see the module docs).
 fn check_decision(
     case: &Case,
     hpa: &Hpa<'_>,

@@ -1,9 +1,9 @@
-//! Scale events as upstream's lists keep them (spec 14), through `Autoscaler`: a new event
-//! overwrites the last outdated event of its direction's list, and an overwritten event is gone
-//! for good, also for the other direction's policies, whose periods may be longer. A failed
-//! rescale stores nothing. (`hpa::history`'s unit tests compare the lists themselves with a
-//! model of upstream's code over random histories; `tests/upstream-traces` replays whole
-//! traces against upstream's controller.)
+//! Scale events as upstream's lists keep them (docs/spec/history.md#scale-events), through
+//! `Autoscaler`: a new event overwrites the last outdated event of its direction's list, and an
+//! overwritten event is gone for good, also for the other direction's policies, whose periods may
+//! be longer. A failed rescale stores nothing. (`hpa::history`'s unit tests compare the lists
+//! themselves with a model of upstream's code over random histories; `tests/upstream-traces`
+//! replays whole traces against upstream's controller.)
 
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::history::{Direction, ScaleEvent};

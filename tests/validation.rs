@@ -442,7 +442,8 @@ fn object_described_object_may_omit_api_group() {
 
 #[test]
 fn target_type_is_not_matched_against_populated_fields() {
-    // Spec section 4 item 5: the validator does not check that the populated field matches.
+    // docs/spec/validation.md#metric-targets: the validator does not check that the populated field
+    // matches.
     let metrics = [object(
         "Deployment",
         "web",

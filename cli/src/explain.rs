@@ -210,7 +210,7 @@ impl EventLog {
     }
 }
 
-/// A metric's target as the engine reads it (the routing of the algorithm spec §6.2).
+/// A metric's target as the engine reads it (docs/spec/metrics.md#target-routing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// `averageUtilization` in percent of the request (Resource, ContainerResource).

@@ -58,7 +58,7 @@ enum Command {
     // --- end simulate engineer ---
 }
 
-/// Exit status for an invalid trace (trace format rule 23).
+/// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23).
 const EXIT_INVALID: u8 = 2;
 
 fn main() -> ExitCode {

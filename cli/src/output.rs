@@ -1,4 +1,4 @@
-//! The JSON lines `hpa replay` prints, one per step (trace format, "Output").
+//! The JSON lines `hpa replay` prints, one per step (docs/spec/trace-format.md#output).
 
 use hpa::conditions::Conditions;
 use hpa::digest::Digest;

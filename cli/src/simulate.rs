@@ -24,7 +24,7 @@
 //!     sample (usage in the resource's unit, or the Pods metric's value), taken at the
 //!     evaluation time with a 60 s window. A ContainerResource metric's sample lists its own
 //!     container's usage only: the engine reads the named container and counts a pod whose
-//!     sample lacks it as missing (trace format rule 7), so each such metric sees its
+//!     sample lacks it as missing (docs/spec/trace-format.md#rule-7), so each such metric sees its
 //!     container whatever the others name. Pending pods report nothing. For `cpu` the
 //!     controller's readiness rules apply as upstream: a pod ready for less than a sample
 //!     window during its first 5 minutes is left out.

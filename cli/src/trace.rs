@@ -1,4 +1,4 @@
-//! Traces for `hpa replay` (trace format v1, `shared/spec/trace-format.md`).
+//! Traces for `hpa replay` (trace format v1, `docs/spec/trace-format.md`).
 //!
 //! A trace is read in two passes, and the whole document is checked before anything is
 //! replayed:
@@ -774,7 +774,7 @@ struct RawCondition {
 /// `HorizontalPodAutoscalerSpec`.
 #[derive(Deserialize, Default)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)] // `syncPeriodSeconds` is accepted and ignored (trace format rule 20).
+#[allow(dead_code)] // `syncPeriodSeconds` is ignored (docs/spec/trace-format.md#rule-20).
 struct RawSpec {
     scale_target_ref: Option<RawObjectRef>,
     min_replicas: Option<i32>,
@@ -1994,8 +1994,8 @@ fn entry_fields(raw: &RawMetricValues) -> Vec<&'static str> {
     fields
 }
 
-/// One pod's sample, or `None` when the pod has no sample for the metric (trace format rule 7,
-/// algorithm spec §9): a Resource sample with neither `value` nor any container usage is a pod
+/// One pod's sample, or `None` when the pod has no sample (docs/spec/trace-format.md#rule-7,
+/// docs/spec/metrics.md#metrics-apis): a Resource sample without `value` and containers is a pod
 /// whose metrics list no containers, which upstream's resource metrics client gives no sample.
 /// A ContainerResource sample is kept as it is, whatever containers it lists: the engine reads
 /// the named container in it, and a pod whose sample lacks that container is missing, as
@@ -2851,7 +2851,7 @@ steps:
     #[test]
     fn samples() {
         // A Resource sample with neither `value` nor container usage: a pod whose metrics
-        // list no containers, which upstream gives no sample (algorithm spec §9).
+        // list no containers, which upstream gives no sample (docs/spec/metrics.md#metrics-apis).
         for empty in [r#"{"timestamp": 3}"#, r#"{"containers": {}}"#] {
             let trace = json(&base_with(r#"{"value": "100m"}"#, empty)).unwrap();
             let (per_pod, orphans) = first_samples(&trace);
@@ -2932,7 +2932,7 @@ steps:
    "metrics": [{"samples": {"p0": {"containers": {}, "value": "1"},
                             "gone": {"containers": {"sidecar": "1"}}}}]}]}"#;
 
-    /// Trace format rule 7: a ContainerResource sample without the metric's container (an
+    /// docs/spec/trace-format.md#rule-7: a ContainerResource sample lacking the named container (an
     /// empty `containers`, other containers only, a `value` only) is a pod with no sample: the
     /// replay is the one of the same trace without that sample. An orphan sample without the
     /// container does not count either; when no sample has the container, the metric fails

@@ -204,7 +204,7 @@ fn yaml_trace_replays_like_json() {
 
 #[test]
 fn an_invalid_trace_reports_its_first_api_error_only() {
-    // Three API validation errors; a trace reports the first (trace format rule 23).
+    // Three API validation errors; a trace reports the first (docs/spec/trace-format.md#rule-23).
     let text = r#"{
       "hpa": {"spec": {"minReplicas": -1, "maxReplicas": 0,
         "metrics": [{"type": "Resource", "resource": {"name": "cpu",

@@ -3,8 +3,9 @@
 //!
 //! * malformed input (too many metrics, a metric count mismatch, negative replicas, time
 //!   going backwards) returns exactly the expected error and changes nothing;
-//! * well-formed input returns `Ok`, in the branch spec section 5 prescribes; failed metrics
-//!   never rescale and keep `desiredReplicas`; otherwise `rescale == (desired != current)`;
+//! * well-formed input returns `Ok`, in the branch docs/spec/reconcile.md#branches prescribes;
+//!   failed metrics never rescale and keep `desiredReplicas`; otherwise
+//!   `rescale == (desired != current)`;
 //! * for a spec the API server accepts (`Hpa::new`), with current in [min, max]: desired in
 //!   [min, max]; with a behavior, desired between current and the proposal; without one,
 //!   desired >= min(current, proposal) and within the legacy 2x/+4 limit; a Disabled

@@ -1,7 +1,7 @@
 //! Arithmetic: upstream's float64 expressions on integers, and their exact counterparts.
 //!
-//! Every float64 expression of the algorithm (spec section 10.7) is one function here, taking
-//! the [`Arithmetic`] mode. In `Kubernetes` mode the expression is evaluated with the
+//! Every float64 expression of the algorithm (docs/spec/arithmetic.md#float64) is one function
+//! here, taking the [`Arithmetic`] mode. In `Kubernetes` mode the expression is evaluated with the
 //! integer-only [`binary64::F64`] in upstream's exact order of operations; in `Exact` mode with
 //! integer rationals. Conversions to integers saturate (NaN gives 0), as upstream PR #141397.
 
@@ -28,7 +28,7 @@ pub(crate) enum Ratio {
     Exact { num: i64, den: i64, scale: i32 },
 }
 
-/// The tolerance pair used by the calculators (spec section 11).
+/// The tolerance pair used by the calculators (docs/spec/calculator.md#tolerances).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Tolerances {
