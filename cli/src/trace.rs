@@ -22,43 +22,43 @@
 //!    trace reports the first of them.
 //!
 //! The engine borrows everything it reads, so a [`Trace`] keeps an owned model and builds the
-//! borrowed views ([`HpaSpec`], [`Observation`]) in a caller-supplied [`Bump`] arena.
+//! borrowed views ([`HpaSpec`](hpa::spec::HpaSpec), [`Observation`]) in a caller-supplied [`Bump`] arena.
 //!
 //! The document format is chosen by the file name: `.yaml` and `.yml` (any case) are YAML,
 //! everything else is JSON (see [`Format::from_path`]).
 
-// `cli/src/selector.rs` is a child of this module so that `main.rs` only declares `trace`.
+mod owned;
 mod raw;
+mod replay;
+mod strict;
+mod view;
+
+// `cli/src/selector.rs` is a child of this module so that `main.rs` only declares `trace`.
 #[path = "selector.rs"]
 mod selector;
-mod strict;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
 use bumpalo::Bump;
-use hpa::conditions::{ConditionType, Reason};
 use hpa::defaults::Hpa;
-use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
-    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
-};
+use hpa::input::{ConditionStatus, ContainerKind, Observation, PodPhase, ReadyCondition};
 use hpa::quantity::Quantity;
 use hpa::settings::{Arithmetic, Settings};
 use hpa::spec::{
-    Behavior, ContainerResourceMetricSource, CrossVersionObjectReference, ExternalMetricSource,
-    HpaSpec, MetricIdentifier, MetricSourceType, MetricSpec, MetricTarget, MetricTargetType,
-    ObjectMetricSource, PodsMetricSource, PolicyType, ResourceMetricSource, ScalingPolicy,
-    ScalingRules, SelectPolicy,
+    MetricSourceType, MetricTarget, MetricTargetType, PolicyType, ScalingPolicy, SelectPolicy,
 };
 use hpa::time::{Duration, Instant};
 use hpa::tolerance::Tolerance;
 use hpa::validation::{
     source_field_name, validate_spec_each, Direction, Unrecognized, ValidationError,
 };
-use hpa::{Autoscaler, Decision, Status};
 
+use self::owned::{
+    OwnedBehavior, OwnedContainer, OwnedIdentifier, OwnedMetric, OwnedMetricValues, OwnedPod,
+    OwnedRef, OwnedRules, OwnedSample, OwnedSpec, OwnedStep,
+};
 use self::raw::{
     RawArithmetic, RawConditionStatus, RawController, RawHpa, RawIdentifier, RawMetricSpec,
     RawMetricValues, RawObjectRef, RawPhase, RawPod, RawRules, RawSample, RawSpec, RawStep,
@@ -150,90 +150,6 @@ pub struct StepView<'b> {
     pub applied: bool,
 }
 
-impl Trace {
-    /// The HPA spec as written (before API defaulting), its slices allocated in `arena`. It
-    /// passed [`Hpa::new`] with [`Trace::settings`] when the trace was loaded.
-    pub fn spec<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
-        self.spec.view(arena)
-    }
-
-    /// The number of steps.
-    pub fn steps(&self) -> usize {
-        self.steps.len()
-    }
-
-    /// Replays every step through a new autoscaler, as `hpa replay` does: seeds the
-    /// ScaledToZero flag, evaluates each step, reports the rescale outcome (`applied`), then
-    /// calls `on_step` with the step, its decision, the HPA and the status after the report.
-    ///
-    /// # Errors
-    ///
-    /// The engine refused a step (`steps[i]: ...`), or `on_step` failed.
-    pub fn replay(
-        &self,
-        mut on_step: impl FnMut(
-            usize,
-            &StepView<'_>,
-            &Decision<'_>,
-            &Hpa<'_>,
-            &Status,
-        ) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let spec_arena = Bump::new();
-        let spec = self.spec(&spec_arena);
-        let hpa = Hpa::new(&spec, &self.settings).map_err(|e| format!("hpa.{e}"))?;
-        let mut autoscaler: Autoscaler = Autoscaler::new();
-        if self.scaled_to_zero {
-            autoscaler.status_mut().conditions.set(
-                ConditionType::ScaledToZero,
-                ConditionStatus::True,
-                Reason::ScaledToZero,
-            );
-        }
-        let mut arena = Bump::new();
-        for i in 0..self.steps() {
-            arena.reset();
-            let step = self.step_view(i, &arena);
-            let decision = autoscaler
-                .evaluate(&hpa, &self.settings, &step.observation)
-                .map_err(|e| format!("steps[{i}]: {e}"))?;
-            if decision.rescale {
-                if step.applied {
-                    autoscaler.rescale_succeeded();
-                } else {
-                    autoscaler.rescale_failed();
-                }
-            }
-            on_step(i, &step, &decision, &hpa, autoscaler.status())?;
-        }
-        Ok(())
-    }
-
-    /// Step `i` as the engine's input, its slices allocated in `arena` (reset the arena between
-    /// steps to reuse its memory).
-    ///
-    /// # Panics
-    ///
-    /// When `i >= self.steps()`.
-    pub fn step_view<'b>(&'b self, i: usize, arena: &'b Bump) -> StepView<'b> {
-        let step = &self.steps[i];
-        let pods: &[Pod<'b>] =
-            arena.alloc_slice_fill_iter(step.pods.iter().map(|pod| pod.view(arena)));
-        let metrics: &[MetricValues<'b>] =
-            arena.alloc_slice_fill_iter(step.metrics.iter().map(|m| m.view(arena)));
-        StepView {
-            observation: Observation {
-                now: Instant(step.at),
-                replicas: step.replicas,
-                status_replicas: step.status_replicas,
-                pods,
-                metrics,
-            },
-            applied: step.applied,
-        }
-    }
-}
-
 /// Reads and checks the trace at `path` (YAML or JSON by its extension, see
 /// [`Format::from_path`]).
 ///
@@ -269,14 +185,6 @@ pub struct Manifest {
     /// `metadata.name` (empty when only `generateName` is set).
     pub name: String,
     spec: OwnedSpec,
-}
-
-impl Manifest {
-    /// The HPA spec as written (before API defaulting), its slices allocated in `arena`. It
-    /// passed [`Hpa::new`] with the settings the manifest was loaded with.
-    pub fn spec<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
-        self.spec.view(arena)
-    }
 }
 
 /// Reads and checks the manifest at `path` (YAML or JSON by its extension, see
@@ -360,255 +268,6 @@ fn first_error(errors: Vec<TraceError>) -> TraceError {
         .into_iter()
         .next()
         .unwrap_or_else(|| TraceError::new("", "invalid manifest"))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Owned model and borrowed views
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Clone, Debug)]
-struct OwnedSpec {
-    min_replicas: Option<i32>,
-    max_replicas: i32,
-    metrics: Vec<OwnedMetric>,
-    behavior: Option<OwnedBehavior>,
-    scale_target_ref: Option<OwnedRef>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct OwnedRef {
-    kind: String,
-    name: String,
-    api_version: String,
-}
-
-#[derive(Clone, Debug, Default)]
-struct OwnedIdentifier {
-    name: String,
-    selector: Option<String>,
-    selector_invalid: bool,
-}
-
-#[derive(Clone, Debug, Default)]
-struct OwnedMetric {
-    type_: Option<MetricSourceType>,
-    object: Option<(OwnedRef, OwnedIdentifier, MetricTarget)>,
-    pods: Option<(OwnedIdentifier, MetricTarget)>,
-    resource: Option<(String, MetricTarget)>,
-    container_resource: Option<(String, String, MetricTarget)>,
-    external: Option<(OwnedIdentifier, MetricTarget)>,
-}
-
-#[derive(Clone, Debug)]
-struct OwnedBehavior {
-    scale_up: Option<OwnedRules>,
-    scale_down: Option<OwnedRules>,
-}
-
-#[derive(Clone, Debug)]
-struct OwnedRules {
-    stabilization_window_seconds: Option<i32>,
-    select_policy: Option<SelectPolicy>,
-    policies: Option<Vec<ScalingPolicy>>,
-    tolerance: Option<Quantity>,
-}
-
-impl OwnedRef {
-    fn view(&self) -> CrossVersionObjectReference<'_> {
-        CrossVersionObjectReference {
-            kind: &self.kind,
-            name: &self.name,
-            api_version: &self.api_version,
-        }
-    }
-}
-
-impl OwnedIdentifier {
-    fn view(&self) -> MetricIdentifier<'_> {
-        MetricIdentifier {
-            name: &self.name,
-            selector: self.selector.as_deref(),
-            selector_invalid: self.selector_invalid,
-        }
-    }
-}
-
-impl OwnedMetric {
-    fn view(&self) -> MetricSpec<'_> {
-        MetricSpec {
-            type_: self.type_,
-            object: self
-                .object
-                .as_ref()
-                .map(|(described, metric, target)| ObjectMetricSource {
-                    described_object: described.view(),
-                    metric: metric.view(),
-                    target: *target,
-                }),
-            pods: self.pods.as_ref().map(|(metric, target)| PodsMetricSource {
-                metric: metric.view(),
-                target: *target,
-            }),
-            resource: self
-                .resource
-                .as_ref()
-                .map(|(name, target)| ResourceMetricSource {
-                    name,
-                    target: *target,
-                }),
-            container_resource: self.container_resource.as_ref().map(
-                |(name, container, target)| ContainerResourceMetricSource {
-                    name,
-                    container,
-                    target: *target,
-                },
-            ),
-            external: self
-                .external
-                .as_ref()
-                .map(|(metric, target)| ExternalMetricSource {
-                    metric: metric.view(),
-                    target: *target,
-                }),
-        }
-    }
-}
-
-impl OwnedRules {
-    fn view(&self) -> ScalingRules<'_> {
-        ScalingRules {
-            stabilization_window_seconds: self.stabilization_window_seconds,
-            select_policy: self.select_policy,
-            policies: self.policies.as_deref(),
-            tolerance: self.tolerance,
-        }
-    }
-}
-
-impl OwnedSpec {
-    fn view<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
-        let metrics: &[MetricSpec<'b>] =
-            arena.alloc_slice_fill_iter(self.metrics.iter().map(OwnedMetric::view));
-        HpaSpec {
-            min_replicas: self.min_replicas,
-            max_replicas: self.max_replicas,
-            metrics,
-            behavior: self.behavior.as_ref().map(|b| Behavior {
-                scale_up: b.scale_up.as_ref().map(OwnedRules::view),
-                scale_down: b.scale_down.as_ref().map(OwnedRules::view),
-            }),
-            scale_target_ref: self.scale_target_ref.as_ref().map(OwnedRef::view),
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct OwnedStep {
-    at: i64,
-    replicas: i32,
-    status_replicas: i32,
-    applied: bool,
-    pods: Vec<OwnedPod>,
-    metrics: Vec<OwnedMetricValues>,
-}
-
-#[derive(Clone, Debug)]
-struct OwnedPod {
-    name: String,
-    phase: PodPhase,
-    ready: Option<ReadyCondition>,
-    start_time: Option<Instant>,
-    deleted: bool,
-    containers: Vec<OwnedContainer>,
-    requests: Option<Vec<(String, Quantity)>>,
-}
-
-#[derive(Clone, Debug)]
-struct OwnedContainer {
-    name: String,
-    kind: ContainerKind,
-    requests: Vec<(String, Quantity)>,
-}
-
-#[derive(Clone, Debug)]
-struct OwnedSample {
-    milli: i64,
-    timestamp: Instant,
-    window: Duration,
-    containers: Vec<(String, i64)>,
-}
-
-#[derive(Clone, Debug)]
-enum OwnedMetricValues {
-    Pods {
-        per_pod: Vec<Option<OwnedSample>>,
-        orphans: Vec<OwnedSample>,
-    },
-    Object(i64),
-    External(Vec<i64>),
-    Error(String),
-}
-
-fn requests_view<'b>(
-    requests: &'b [(String, Quantity)],
-    arena: &'b Bump,
-) -> &'b [ResourceRequest<'b>] {
-    arena.alloc_slice_fill_iter(requests.iter().map(|(resource, quantity)| ResourceRequest {
-        resource,
-        quantity: *quantity,
-    }))
-}
-
-impl OwnedPod {
-    fn view<'b>(&'b self, arena: &'b Bump) -> Pod<'b> {
-        let containers: &[Container<'b>] =
-            arena.alloc_slice_fill_iter(self.containers.iter().map(|c| Container {
-                name: &c.name,
-                kind: c.kind,
-                requests: requests_view(&c.requests, arena),
-            }));
-        Pod {
-            name: &self.name,
-            phase: self.phase,
-            ready: self.ready,
-            start_time: self.start_time,
-            deleted: self.deleted,
-            containers,
-            requests: self.requests.as_deref().map(|r| requests_view(r, arena)),
-        }
-    }
-}
-
-impl OwnedSample {
-    fn view<'b>(&'b self, arena: &'b Bump) -> Sample<'b> {
-        Sample {
-            milli: self.milli,
-            timestamp: self.timestamp,
-            window: self.window,
-            containers: arena.alloc_slice_fill_iter(self.containers.iter().map(|(name, milli)| {
-                ContainerUsage {
-                    name,
-                    milli: *milli,
-                }
-            })),
-        }
-    }
-}
-
-impl OwnedMetricValues {
-    fn view<'b>(&'b self, arena: &'b Bump) -> MetricValues<'b> {
-        match self {
-            OwnedMetricValues::Pods { per_pod, orphans } => MetricValues::Pods(PodSamples {
-                per_pod: arena.alloc_slice_fill_iter(
-                    per_pod.iter().map(|s| s.as_ref().map(|s| s.view(arena))),
-                ),
-                orphans: arena.alloc_slice_fill_iter(orphans.iter().map(|s| s.view(arena))),
-            }),
-            OwnedMetricValues::Object(milli) => MetricValues::Object(*milli),
-            OwnedMetricValues::External(values) => MetricValues::External(values),
-            OwnedMetricValues::Error(message) => MetricValues::Error(message),
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1570,6 +1229,8 @@ fn convert_step(
 
 #[cfg(test)]
 mod tests {
+    use hpa::input::{ContainerUsage, MetricValues, PodSamples, Sample};
+
     use super::*;
 
     /// The document example of the format, completed into a valid trace.
