@@ -33,6 +33,9 @@ mod replay;
 mod strict;
 mod view;
 
+#[cfg(test)]
+mod test_support;
+
 // `cli/src/selector.rs` is a child of this module so that `main.rs` only declares `trace`.
 #[path = "selector.rs"]
 mod selector;
@@ -1231,6 +1234,7 @@ fn convert_step(
 mod tests {
     use hpa::input::{ContainerUsage, MetricValues, PodSamples, Sample};
 
+    use super::test_support::{assert_error, base_with, json, yaml, BASE};
     use super::*;
 
     /// The document example of the format, completed into a valid trace.
@@ -1413,41 +1417,6 @@ steps:
   - samples: {}
   applied: false
 "#;
-
-    /// A small valid trace the error tests modify.
-    const BASE: &str = r#"{"hpa": {"metadata": {"name": "w"},
-  "spec": {"maxReplicas": 10, "metrics": [{"type": "Resource",
-    "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}},
- "steps": [{"at": 0, "replicas": 1, "pods": [{"name": "p0"}],
-            "metrics": [{"samples": {"p0": {"value": "100m"}}}]}]}"#;
-
-    fn json(text: &str) -> Result<Trace, TraceError> {
-        parse(text, Format::Json)
-    }
-
-    fn yaml(text: &str) -> Result<Trace, TraceError> {
-        parse(text, Format::Yaml)
-    }
-
-    /// `BASE` with one textual replacement (which must apply).
-    fn base_with(from: &str, to: &str) -> String {
-        assert!(BASE.contains(from), "{from:?} not in BASE");
-        BASE.replacen(from, to, 1)
-    }
-
-    #[track_caller]
-    fn assert_error(result: Result<Trace, TraceError>, path: &str, message_start: &str) {
-        match result {
-            Ok(_) => panic!("expected an error at {path}"),
-            Err(e) => {
-                assert_eq!(e.path, path, "path of {e}");
-                assert!(
-                    e.message.starts_with(message_start),
-                    "message of {e:?} should start with {message_start:?}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn base_is_valid() {
@@ -1642,124 +1611,6 @@ steps:
     }
 
     #[test]
-    fn unknown_fields() {
-        assert_error(
-            json(&base_with(r#""at": 0,"#, r#""at": 0, "foo": 1,"#)),
-            "steps[0].foo",
-            "unknown field `foo`",
-        );
-        assert_error(
-            json(&base_with(
-                r#""maxReplicas": 10"#,
-                r#""maxReplicas": 10, "minReplica": 1"#,
-            )),
-            "hpa.spec.minReplica",
-            "unknown field `minReplica`",
-        );
-        assert_error(
-            json(&base_with(r#""name": "w""#, r#""name": "w", "nam": "x""#)),
-            "hpa.metadata.nam",
-            "unknown field `nam`",
-        );
-        assert_error(
-            json(&base_with(
-                r#""metadata""#,
-                r#""status": {"replicas": 1}, "metadata""#,
-            )),
-            "hpa.status.replicas",
-            "unknown field `replicas`",
-        );
-        assert_error(
-            json(&base_with(r#""steps""#, r#""controler": {}, "steps""#)),
-            "controler",
-            "unknown field `controler`",
-        );
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 0, replicas: 1, bogus: 2}\n"),
-            "steps[0].bogus",
-            "unknown field `bogus`",
-        );
-    }
-
-    #[test]
-    fn duplicate_keys() {
-        assert_error(
-            json(&base_with(
-                r#"{"p0": {"value": "100m"}}"#,
-                r#"{"p0": {"value": "100m"}, "p0": {"value": "1"}}"#,
-            )),
-            "steps[0].metrics[0].samples.p0",
-            "duplicate key \"p0\"",
-        );
-        assert_error(
-            json(&base_with(r#""at": 0,"#, r#""at": 0, "at": 1,"#)),
-            "steps[0]",
-            "duplicate field `at`",
-        );
-        assert_error(
-            json(&base_with(
-                r#""name": "w""#,
-                r#""name": "w", "labels": {"a": "1", "a": "2"}"#,
-            )),
-            "hpa.metadata.labels.a",
-            "duplicate key \"a\"",
-        );
-        assert_error(
-            json(&base_with(
-                r#"{"name": "p0"}"#,
-                r#"{"name": "p0", "requests": {"cpu": "1", "cpu": "2"}}"#,
-            )),
-            "steps[0].pods[0].requests.cpu",
-            "duplicate key \"cpu\"",
-        );
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps: []\nsteps: []\n"),
-            "",
-            "duplicate field `steps`",
-        );
-    }
-
-    #[test]
-    fn integers_must_be_integers() {
-        assert_error(
-            json(&base_with(r#""at": 0"#, r#""at": 15000.0"#)),
-            "steps[0].at",
-            "invalid type: floating point `15000.0`, expected i64",
-        );
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 15000.0, replicas: 1}\n"),
-            "steps[0].at",
-            "invalid type: floating point `15000.0`, expected i64",
-        );
-        assert_error(
-            json(&base_with(
-                r#""maxReplicas": 10"#,
-                r#""maxReplicas": 2147483648"#,
-            )),
-            "hpa.spec.maxReplicas",
-            "invalid value: integer `2147483648`, expected i32",
-        );
-    }
-
-    #[test]
-    fn nan_and_infinity_are_rejected() {
-        let err = json(&base_with(r#""at": 0"#, r#""at": NaN"#)).unwrap_err();
-        assert_eq!(err.path, "steps[0].at");
-        let err = json(&base_with(r#""value": "100m""#, r#""value": Infinity"#)).unwrap_err();
-        assert_eq!(err.path, "steps[0].metrics[0].samples.p0.value");
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: .nan, replicas: 1}\n"),
-            "steps[0].at",
-            "invalid type: floating point `NaN`",
-        );
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\ncontroller: {tolerance: .inf}\nsteps: []\n"),
-            "controller.tolerance",
-            "invalid number \".inf\"",
-        );
-    }
-
-    #[test]
     fn steps_in_order() {
         let step = r#"{"at": 5, "replicas": 1, "pods": [], "metrics": [{"error": "x"}]}"#;
         let text =
@@ -1907,114 +1758,6 @@ steps:
                 "steps[0].metrics[0].samples.p0.value",
                 "required: a Pods metric sample needs `value`",
             );
-        }
-    }
-
-    /// `hpa replay`'s JSON lines for a trace.
-    fn replay_lines(text: &str) -> Vec<String> {
-        let mut lines = Vec::new();
-        let trace = json(text).unwrap();
-        trace
-            .replay(|_, step, decision, _, status| {
-                let line = crate::output::StepLine::new(
-                    decision,
-                    status,
-                    &step.observation,
-                    &trace.settings,
-                );
-                lines.push(serde_json::to_string(&line).unwrap());
-                Ok(())
-            })
-            .unwrap();
-        lines
-    }
-
-    /// The `desiredReplicas` of a JSON line.
-    fn desired_replicas(line: &str) -> i64 {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        v["desiredReplicas"].as_i64().unwrap()
-    }
-
-    /// A ContainerResource trace: three pods, `p2`'s sample of the first step and an orphan
-    /// sample replaced by `$P2` and `$ORPHAN`, and a second step whose samples all lack `app`.
-    const CONTAINER_TRACE: &str = r#"{"hpa": {"spec": {"maxReplicas": 10, "metrics": [
-  {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
-   "target": {"type": "Utilization", "averageUtilization": 50}}}]}},
- "steps": [
-  {"at": 0, "replicas": 3, "pods": [
-     {"name": "p0", "ready": "True", "startTime": -900000,
-      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]},
-     {"name": "p1", "ready": "True", "startTime": -900000,
-      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]},
-     {"name": "p2", "ready": "True", "startTime": -900000,
-      "containers": [{"name": "app", "requests": {"cpu": "500m"}}, {"name": "sidecar"}]}],
-   "metrics": [{"samples": {"p0": {"containers": {"app": "400m", "sidecar": "9"}},
-                            "p1": {"containers": {"app": "450m"}} $P2 $ORPHAN}}]},
-  {"at": 15000, "replicas": 3, "pods": [
-     {"name": "p0", "containers": [{"name": "app", "requests": {"cpu": "500m"}}]}],
-   "metrics": [{"samples": {"p0": {"containers": {}, "value": "1"},
-                            "gone": {"containers": {"sidecar": "1"}}}}]}]}"#;
-
-    /// Trace format rule 7: a ContainerResource sample without the metric's container (an
-    /// empty `containers`, other containers only, a `value` only) is a pod with no sample: the
-    /// replay is the one of the same trace without that sample. An orphan sample without the
-    /// container does not count either; when no sample has the container, the metric fails
-    /// as upstream's does.
-    #[test]
-    fn container_resource_sample_without_the_container_is_a_missing_pod() {
-        let trace = |p2: &str, orphan: &str| {
-            CONTAINER_TRACE
-                .replace("$P2", p2)
-                .replace("$ORPHAN", orphan)
-        };
-        let absent = replay_lines(&trace("", ""));
-        // p2 missing: counted as using nothing while scaling up, (400m + 450m + 0) / 1500m of
-        // requests is 56 % against 50 %, 3 → 4.
-        assert_eq!(desired_replicas(&absent[0]), 4);
-        for p2 in [
-            r#", "p2": {"containers": {}}"#,
-            r#", "p2": {"containers": {"sidecar": "2"}, "timestamp": -5}"#,
-            r#", "p2": {"value": "2", "window": 30000}"#,
-        ] {
-            for orphan in [
-                "",
-                r#", "gone": {"containers": {"sidecar": "2"}, "value": "7"}"#,
-            ] {
-                assert_eq!(replay_lines(&trace(p2, orphan)), absent, "{p2} {orphan}");
-            }
-        }
-        // The same sample with the container does count.
-        let present = replay_lines(&trace(r#", "p2": {"containers": {"app": "2"}}"#, ""));
-        assert_ne!(present[0], absent[0]);
-        assert!(
-            absent[1].contains(
-                "failed to get cpu utilization: did not receive metrics for targeted pods \
-                 (pods might be unready)"
-            ),
-            "{}",
-            absent[1]
-        );
-    }
-
-    /// A Resource sample with neither `value` nor container usage replays as no sample.
-    #[test]
-    fn resource_sample_without_usage_is_a_missing_pod() {
-        let two = |p1: &str| {
-            format!(
-                r#"{{"hpa": {{"spec": {{"maxReplicas": 10, "metrics": [{{"type": "Resource",
-  "resource": {{"name": "memory", "target": {{"type": "AverageValue", "averageValue": "1"}}}}}}]}}}},
- "steps": [{{"at": 0, "replicas": 2, "pods": [{{"name": "p0"}}, {{"name": "p1"}}],
-   "metrics": [{{"samples": {{"p0": {{"value": "3"}} {p1}}}}}]}}]}}"#
-            )
-        };
-        let absent = replay_lines(&two(""));
-        // p1 missing: counted at 0 while scaling up, (3 + 0) / 2 against 1, 2 → 3.
-        assert_eq!(desired_replicas(&absent[0]), 3);
-        for p1 in [
-            r#", "p1": {"containers": {}}"#,
-            r#", "p1": {"timestamp": 0}"#,
-        ] {
-            assert_eq!(replay_lines(&two(p1)), absent, "{p1}");
         }
     }
 
@@ -2291,57 +2034,6 @@ steps:
         );
         assert!(selector(r#"{"matchExpressions": [{"key": "k", "operator": "In"}]}"#).1);
         assert!(selector(r#"{"matchLabels": {"k": "bad value"}}"#).1);
-    }
-
-    #[test]
-    fn yaml_plain_scalars() {
-        let text = "hpa:\n  spec: {maxReplicas: 1}\n  status:\n    conditions:\n    - {type: ScaledToZero, status: True}\nsteps:\n- at: 0\n  replicas: 0\n  pods:\n  - {name: 0, ready: True, requests: {cpu: 1.50}}\n  metrics:\n  - samples: {0: {value: 1e-3}}\n";
-        let trace = yaml(text).unwrap();
-        assert!(trace.scaled_to_zero);
-        let arena = Bump::new();
-        let obs = trace.step_view(0, &arena).observation;
-        assert_eq!(obs.pods[0].name, "0");
-        assert_eq!(obs.pods[0].ready.unwrap().status, ConditionStatus::True);
-        assert_eq!(
-            obs.pods[0].requests.unwrap()[0].quantity.milli_value(),
-            1500
-        );
-        let MetricValues::Pods(s) = obs.metrics[0] else {
-            panic!("expected samples")
-        };
-        assert_eq!(s.per_pod[0].unwrap().milli, 1);
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 0, replicas: 1, applied: yes}\n"),
-            "steps[0].applied",
-            "invalid type: string \"yes\", expected a boolean",
-        );
-        assert!(yaml("a: 1\n---\nb: 2\n").is_err());
-        assert!(json(&format!("{BASE} {{}}")).is_err());
-    }
-
-    #[test]
-    fn objects_are_maps_only() {
-        assert_error(
-            json(r#"{"hpa": {"spec": [null, 1]}, "steps": []}"#),
-            "hpa.spec",
-            "invalid type: sequence, expected a HorizontalPodAutoscalerSpec object",
-        );
-        assert_error(
-            json("[]"),
-            "",
-            "invalid type: sequence, expected a trace object",
-        );
-        assert_error(
-            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps: [[0, 1]]\n"),
-            "steps[0]",
-            "invalid type: sequence, expected a step object",
-        );
-        // A syntax error has no field path beyond what was read.
-        assert_error(
-            json(r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": ["#),
-            "steps",
-            "EOF while parsing",
-        );
     }
 
     #[test]

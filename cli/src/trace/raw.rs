@@ -336,3 +336,48 @@ pub(super) struct RawSample {
     pub(super) window: Option<i64>,
     pub(super) containers: Option<StrictMap<QuantityText>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::test_support::{assert_error, base_with, json, yaml};
+
+    #[test]
+    fn unknown_fields() {
+        assert_error(
+            json(&base_with(r#""at": 0,"#, r#""at": 0, "foo": 1,"#)),
+            "steps[0].foo",
+            "unknown field `foo`",
+        );
+        assert_error(
+            json(&base_with(
+                r#""maxReplicas": 10"#,
+                r#""maxReplicas": 10, "minReplica": 1"#,
+            )),
+            "hpa.spec.minReplica",
+            "unknown field `minReplica`",
+        );
+        assert_error(
+            json(&base_with(r#""name": "w""#, r#""name": "w", "nam": "x""#)),
+            "hpa.metadata.nam",
+            "unknown field `nam`",
+        );
+        assert_error(
+            json(&base_with(
+                r#""metadata""#,
+                r#""status": {"replicas": 1}, "metadata""#,
+            )),
+            "hpa.status.replicas",
+            "unknown field `replicas`",
+        );
+        assert_error(
+            json(&base_with(r#""steps""#, r#""controler": {}, "steps""#)),
+            "controler",
+            "unknown field `controler`",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 0, replicas: 1, bogus: 2}\n"),
+            "steps[0].bogus",
+            "unknown field `bogus`",
+        );
+    }
+}

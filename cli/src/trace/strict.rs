@@ -339,3 +339,140 @@ macro_rules! objects_only {
     )*};
 }
 pub(super) use objects_only;
+
+#[cfg(test)]
+mod tests {
+    use bumpalo::Bump;
+    use hpa::input::{ConditionStatus, MetricValues};
+
+    use crate::trace::test_support::{assert_error, base_with, json, yaml, BASE};
+
+    #[test]
+    fn duplicate_keys() {
+        assert_error(
+            json(&base_with(
+                r#"{"p0": {"value": "100m"}}"#,
+                r#"{"p0": {"value": "100m"}, "p0": {"value": "1"}}"#,
+            )),
+            "steps[0].metrics[0].samples.p0",
+            "duplicate key \"p0\"",
+        );
+        assert_error(
+            json(&base_with(r#""at": 0,"#, r#""at": 0, "at": 1,"#)),
+            "steps[0]",
+            "duplicate field `at`",
+        );
+        assert_error(
+            json(&base_with(
+                r#""name": "w""#,
+                r#""name": "w", "labels": {"a": "1", "a": "2"}"#,
+            )),
+            "hpa.metadata.labels.a",
+            "duplicate key \"a\"",
+        );
+        assert_error(
+            json(&base_with(
+                r#"{"name": "p0"}"#,
+                r#"{"name": "p0", "requests": {"cpu": "1", "cpu": "2"}}"#,
+            )),
+            "steps[0].pods[0].requests.cpu",
+            "duplicate key \"cpu\"",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps: []\nsteps: []\n"),
+            "",
+            "duplicate field `steps`",
+        );
+    }
+
+    #[test]
+    fn integers_must_be_integers() {
+        assert_error(
+            json(&base_with(r#""at": 0"#, r#""at": 15000.0"#)),
+            "steps[0].at",
+            "invalid type: floating point `15000.0`, expected i64",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 15000.0, replicas: 1}\n"),
+            "steps[0].at",
+            "invalid type: floating point `15000.0`, expected i64",
+        );
+        assert_error(
+            json(&base_with(
+                r#""maxReplicas": 10"#,
+                r#""maxReplicas": 2147483648"#,
+            )),
+            "hpa.spec.maxReplicas",
+            "invalid value: integer `2147483648`, expected i32",
+        );
+    }
+
+    #[test]
+    fn nan_and_infinity_are_rejected() {
+        let err = json(&base_with(r#""at": 0"#, r#""at": NaN"#)).unwrap_err();
+        assert_eq!(err.path, "steps[0].at");
+        let err = json(&base_with(r#""value": "100m""#, r#""value": Infinity"#)).unwrap_err();
+        assert_eq!(err.path, "steps[0].metrics[0].samples.p0.value");
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: .nan, replicas: 1}\n"),
+            "steps[0].at",
+            "invalid type: floating point `NaN`",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\ncontroller: {tolerance: .inf}\nsteps: []\n"),
+            "controller.tolerance",
+            "invalid number \".inf\"",
+        );
+    }
+
+    #[test]
+    fn yaml_plain_scalars() {
+        let text = "hpa:\n  spec: {maxReplicas: 1}\n  status:\n    conditions:\n    - {type: ScaledToZero, status: True}\nsteps:\n- at: 0\n  replicas: 0\n  pods:\n  - {name: 0, ready: True, requests: {cpu: 1.50}}\n  metrics:\n  - samples: {0: {value: 1e-3}}\n";
+        let trace = yaml(text).unwrap();
+        assert!(trace.scaled_to_zero);
+        let arena = Bump::new();
+        let obs = trace.step_view(0, &arena).observation;
+        assert_eq!(obs.pods[0].name, "0");
+        assert_eq!(obs.pods[0].ready.unwrap().status, ConditionStatus::True);
+        assert_eq!(
+            obs.pods[0].requests.unwrap()[0].quantity.milli_value(),
+            1500
+        );
+        let MetricValues::Pods(s) = obs.metrics[0] else {
+            panic!("expected samples")
+        };
+        assert_eq!(s.per_pod[0].unwrap().milli, 1);
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps:\n- {at: 0, replicas: 1, applied: yes}\n"),
+            "steps[0].applied",
+            "invalid type: string \"yes\", expected a boolean",
+        );
+        assert!(yaml("a: 1\n---\nb: 2\n").is_err());
+        assert!(json(&format!("{BASE} {{}}")).is_err());
+    }
+
+    #[test]
+    fn objects_are_maps_only() {
+        assert_error(
+            json(r#"{"hpa": {"spec": [null, 1]}, "steps": []}"#),
+            "hpa.spec",
+            "invalid type: sequence, expected a HorizontalPodAutoscalerSpec object",
+        );
+        assert_error(
+            json("[]"),
+            "",
+            "invalid type: sequence, expected a trace object",
+        );
+        assert_error(
+            yaml("hpa: {spec: {maxReplicas: 1}}\nsteps: [[0, 1]]\n"),
+            "steps[0]",
+            "invalid type: sequence, expected a step object",
+        );
+        // A syntax error has no field path beyond what was read.
+        assert_error(
+            json(r#"{"hpa": {"spec": {"maxReplicas": 1}}, "steps": ["#),
+            "steps",
+            "EOF while parsing",
+        );
+    }
+}
