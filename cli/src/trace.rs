@@ -6,9 +6,9 @@
 //! 1. **Parsing** into a private raw model with serde. Every struct takes a map only (not
 //!    serde's positional sequence form) and denies unknown fields (inside `hpa` too, with the
 //!    `autoscaling/v2` schema), serde's derive rejects duplicate
-//!    fields and the [`StrictMap`] type rejects duplicate keys in maps (`samples`, `requests`,
+//!    fields and the `StrictMap` type rejects duplicate keys in maps (`samples`, `requests`,
 //!    `containers`, `matchLabels`); the untyped parts of `metadata` and `status` are walked by
-//!    [`AnyValue`], which rejects duplicate keys too. Integer fields take integers only
+//!    `AnyValue`, which rejects duplicate keys too. Integer fields take integers only
 //!    (`15000.0` is an error; JSON has no NaN or Infinity). Quantities and the controller's
 //!    numbers keep their exact decimal text: JSON numbers through serde_json's
 //!    `arbitrary_precision`, YAML scalars through their own text. `serde_path_to_error` names
@@ -22,10 +22,33 @@
 //!    trace reports the first of them.
 //!
 //! The engine borrows everything it reads, so a [`Trace`] keeps an owned model and builds the
-//! borrowed views ([`HpaSpec`](hpa::spec::HpaSpec), [`Observation`]) in a caller-supplied [`Bump`] arena.
+//! borrowed views ([`HpaSpec`], [`Observation`]) in a caller-supplied [`Bump`] arena.
 //!
 //! The document format is chosen by the file name: `.yaml` and `.yml` (any case) are YAML,
 //! everything else is JSON (see [`Format::from_path`]).
+//!
+//! # Layers
+//!
+//! One private module per layer, in the order a document goes through them:
+//!
+//! - this file: the public API ([`load`], [`parse`], the manifest loaders, [`TraceError`],
+//!   [`Format`], [`Trace`], [`StepView`], [`Manifest`]);
+//! - `strict`: the rules every field is read by (duplicate keys, maps only, exact number
+//!   text, error paths), and the JSON and YAML entry points;
+//! - `raw`: the serde types mirroring the document;
+//! - `convert`, with `controller`, `spec` and `steps`: the raw model into the owned one, with
+//!   every check and its field path;
+//! - `owned`: the checked model a [`Trace`] and a [`Manifest`] keep;
+//! - `view`: the owned model lent to the engine ([`Trace::spec`], [`Trace::step_view`]);
+//! - `replay`: the loop that feeds the steps to an autoscaler ([`Trace::replay`]).
+//!
+//! `selector` (`cli/src/selector.rs`) is how upstream prints and converts a metric's label
+//! selector; `test_support` holds what the modules' tests share.
+//!
+//! [`Hpa::new`]: hpa::defaults::Hpa::new
+//! [`validate_spec_each`]: hpa::validation::validate_spec_each
+//! [`HpaSpec`]: hpa::spec::HpaSpec
+//! [`Bump`]: bumpalo::Bump
 
 mod convert;
 mod owned;
@@ -51,10 +74,6 @@ use self::convert::{convert_manifest, convert_trace};
 use self::owned::{OwnedSpec, OwnedStep};
 use self::raw::RawHpa;
 use self::strict::{parse_json, parse_yaml};
-
-// ---------------------------------------------------------------------------------------------
-// Public API
-// ---------------------------------------------------------------------------------------------
 
 /// Why a trace was rejected: the field at fault and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]

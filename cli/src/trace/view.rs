@@ -25,7 +25,9 @@ use super::{Manifest, StepView, Trace};
 
 impl Trace {
     /// The HPA spec as written (before API defaulting), its slices allocated in `arena`. It
-    /// passed [`Hpa::new`](hpa::defaults::Hpa::new) with [`Trace::settings`] when the trace was loaded.
+    /// passed [`Hpa::new`] with [`Trace::settings`] when the trace was loaded.
+    ///
+    /// [`Hpa::new`]: hpa::defaults::Hpa::new
     pub fn spec<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
         self.spec.view(arena)
     }
@@ -62,7 +64,9 @@ impl Trace {
 
 impl Manifest {
     /// The HPA spec as written (before API defaulting), its slices allocated in `arena`. It
-    /// passed [`Hpa::new`](hpa::defaults::Hpa::new) with the settings the manifest was loaded with.
+    /// passed [`Hpa::new`] with the settings the manifest was loaded with.
+    ///
+    /// [`Hpa::new`]: hpa::defaults::Hpa::new
     pub fn spec<'b>(&'b self, arena: &'b Bump) -> HpaSpec<'b> {
         self.spec.view(arena)
     }
