@@ -111,11 +111,11 @@ mod tests {
    "metrics": [{"samples": {"p0": {"containers": {}, "value": "1"},
                             "gone": {"containers": {"sidecar": "1"}}}}]}]}"#;
 
-    /// docs/spec/trace-format.md#rule-7: a ContainerResource sample without the metric's container (an
-    /// empty `containers`, other containers only, a `value` only) is a pod with no sample: the
-    /// replay is the one of the same trace without that sample. An orphan sample without the
-    /// container does not count either; when no sample has the container, the metric fails
-    /// as upstream's does.
+    /// docs/spec/trace-format.md#rule-7: a ContainerResource sample without the metric's
+    /// container (an empty `containers`, other containers only, a `value` only) is a pod with
+    /// no sample: the replay is the one of the same trace without that sample. An orphan
+    /// sample without the container does not count either; when no sample has the container,
+    /// the metric fails as upstream's does.
     #[test]
     fn container_resource_sample_without_the_container_is_a_missing_pod() {
         let trace = |p2: &str, orphan: &str| {
