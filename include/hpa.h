@@ -830,7 +830,7 @@ typedef uint32_t hpa_limited_by;
 
 /**
  * A reading upstream's arithmetic takes as it is, though out of the ordinary
- * (`hpa_metric_result.reading`; README, "Parity").
+ * (`hpa_metric_result.reading`; docs/parity.md).
  */
 enum hpa_reading
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L

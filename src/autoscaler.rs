@@ -710,7 +710,7 @@ mod tests {
     extern crate std;
     use super::*;
 
-    /// Reports the state's size (README, "Speed and size") and keeps it within 2 KiB.
+    /// Reports the state's size (docs/performance.md, "State size") and keeps it within 2 KiB.
     #[test]
     fn state_size() {
         let default = core::mem::size_of::<Autoscaler>();

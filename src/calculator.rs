@@ -59,8 +59,8 @@ pub struct Calculation {
 }
 
 /// A metric's readings that upstream's arithmetic takes as they are, with results a user
-/// would not expect (README, "Parity"): the engine keeps that arithmetic in `kubernetes`
-/// mode and says so (see `hpa::metrics::reading`).
+/// would not expect (docs/parity.md, "Readings upstream takes as they are"): the engine keeps
+/// that arithmetic in `kubernetes` mode and says so (see `hpa::metrics::reading`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Reading {

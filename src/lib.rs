@@ -11,7 +11,8 @@
 //! the history rings ([`normalize`], [`history`]) and the conditions ([`conditions`]). The
 //! caller applies the [`Decision`] and reports the outcome with
 //! [`Autoscaler::rescale_succeeded`] or [`Autoscaler::rescale_failed`]. The specification,
-//! one file per module, is in `docs/spec` (index: docs/spec/README.md#files).
+//! one file per module, is in `docs/spec` (index: docs/spec/README.md#files); the source
+//! layout in `docs/architecture.md` maps each part of the algorithm to its module.
 #![no_std]
 #![deny(missing_docs)]
 #![deny(
@@ -51,6 +52,23 @@ pub mod validation;
 #[cfg(all(doctest, feature = "exact"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guides in `docs/`, so that any Rust block in them is compiled and run as a doctest too.
+#[cfg(doctest)]
+pub mod docs_doctests {
+    #[doc = include_str!("../docs/architecture.md")]
+    pub struct Architecture;
+    #[doc = include_str!("../docs/c-api.md")]
+    pub struct CApi;
+    #[doc = include_str!("../docs/firmware.md")]
+    pub struct Firmware;
+    #[doc = include_str!("../docs/parity.md")]
+    pub struct Parity;
+    #[doc = include_str!("../docs/performance.md")]
+    pub struct Performance;
+    #[doc = include_str!("../docs/simulate.md")]
+    pub struct Simulate;
+}
 
 pub use autoscaler::{
     Autoscaler, Decision, DecisionSummary, EvaluateError, LimitedBy, RescaleReason, Status,

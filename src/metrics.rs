@@ -491,7 +491,8 @@ fn outcome<'a>(
 /// Whether the readings of metric `spec` (`values`, observed in `obs`) include one that
 /// upstream's arithmetic takes as it is with results a user would not expect: a negative value
 /// the calculation uses, or an External series sum that upstream's guard takes as MaxInt64
-/// (README, "Parity"). The engine keeps upstream's arithmetic; this says when it mattered.
+/// (docs/parity.md, "Readings upstream takes as they are"). The engine keeps upstream's
+/// arithmetic; this says when it mattered.
 /// Apart from the evaluation (a second look at the readings, which the evaluation itself does
 /// not pay for): `hpa replay` prints it per metric and `--explain` explains it, and the C API
 /// fills `hpa_metric_result.reading` with it. `Plain` for values that do not fit the metric.

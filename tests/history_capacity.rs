@@ -1,7 +1,7 @@
-//! History capacity (README "History capacity"): the recommendation and scale-event rings are
-//! fixed-size. While the capacity suffices, decisions equal upstream's unbounded lists; when it
-//! does not, the engine folds the oldest entries into a conservative summary and says so in
-//! `Decision::history_overflowed`.
+//! History capacity (docs/architecture.md, "History capacity"): the recommendation and
+//! scale-event rings are fixed-size. While the capacity suffices, decisions equal upstream's
+//! unbounded lists; when it does not, the engine folds the oldest entries into a conservative
+//! summary and says so in `Decision::history_overflowed`.
 //!
 //! The reference is an `Autoscaler<REFERENCE, REFERENCE>` (32 KiB rings): with steps at least
 //! one second apart it never folds anything (3600 s and 1800 s of history at most, entries of at

@@ -1,4 +1,4 @@
-//! Readings upstream's arithmetic takes as they are (README, "Parity"): the engine keeps that
+//! Readings upstream's arithmetic takes as they are (docs/parity.md): the engine keeps that
 //! arithmetic in `kubernetes` mode and says so with `hpa::metrics::reading`. An External
 //! AverageValue series whose running sum leaves [0, MaxInt64] (a negative entry, or an int64
 //! overflow) is taken as MaxInt64 by upstream's guard; a negative Object value, External entry,

@@ -1,7 +1,7 @@
 //! `hpa simulate` end to end: the summary arithmetic on hand-checked loads, events and
 //! explanations, byte-identical output, clear errors for bad loads and manifests (exit 2,
-//! nothing on standard output, no plot file), the bundled examples and the README's
-//! comparison; and `hpa replay --events/--explain`.
+//! nothing on standard output, no plot file), the bundled examples and the examples of
+//! docs/simulate.md; and `hpa replay --events/--explain`, with the README's example of it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -533,53 +533,56 @@ fn object_and_container_metrics_follow_the_pool() {
     ));
 }
 
-/// The README's comparison (its command, output and committed picture) is what the tool
-/// prints and draws today.
+/// The fenced block between `<!-- BEGIN name -->` and `<!-- END name -->` in a Markdown text,
+/// without its fences.
+fn marked_block(text: &str, name: &str) -> String {
+    let begin = format!("<!-- BEGIN {name} -->\n");
+    let end = format!("<!-- END {name} -->");
+    let start = text.find(&begin).unwrap_or_else(|| panic!("{begin}")) + begin.len();
+    let stop = text[start..].find(&end).unwrap_or_else(|| panic!("{end}")) + start;
+    let inner = &text[start..stop];
+    let inner = inner
+        .trim_end()
+        .strip_suffix("```")
+        .expect("a fenced block");
+    inner.split_once('\n').expect("a fence line").1.to_owned()
+}
+
+/// The arguments a documented `cargo run ... -- ARGS` command passes to `hpa`.
+fn command_words(command: &str) -> Vec<String> {
+    command
+        .split_whitespace()
+        .filter(|w| *w != "\\")
+        .skip_while(|w| *w != "--")
+        .skip(1)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// docs/simulate.md's comparison (its command, output and committed picture) is what the tool
+/// prints and draws today, and its explanation example is an excerpt of its command's output.
 #[test]
-fn readme_comparison_is_current() {
+fn simulate_guide_examples_are_current() {
     let root = repo();
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
-    let block = |name: &str| -> String {
-        let begin = format!("<!-- BEGIN {name} -->\n");
-        let end = format!("<!-- END {name} -->");
-        let start = readme.find(&begin).unwrap_or_else(|| panic!("{begin}")) + begin.len();
-        let stop = readme[start..]
-            .find(&end)
-            .unwrap_or_else(|| panic!("{end}"))
-            + start;
-        let inner = &readme[start..stop];
-        let inner = inner
-            .trim_end()
-            .strip_suffix("```")
-            .expect("a fenced block");
-        inner.split_once('\n').expect("a fence line").1.to_owned()
-    };
-    let words = |command: &str| -> Vec<String> {
-        command
-            .split_whitespace()
-            .filter(|w| *w != "\\")
-            .skip_while(|w| *w != "--")
-            .skip(1)
-            .map(str::to_owned)
-            .collect()
-    };
+    let guide = std::fs::read_to_string(root.join("docs/simulate.md")).expect("docs/simulate.md");
+    let block = |name: &str| marked_block(&guide, name);
     // The explanation example is an excerpt of its command's output.
-    let explain_args = words(&block("simulate-explain-command"));
+    let explain_args = command_words(&block("simulate-explain-command"));
     let explain_args: Vec<&str> = explain_args.iter().map(String::as_str).collect();
     let explained = stdout_of(&hpa(&explain_args, &root));
     assert!(
         explained.contains(&block("simulate-explain-output")),
-        "the README's explanation example is out of date:\n{explained}"
+        "docs/simulate.md's explanation example is out of date:\n{explained}"
     );
-    let command = words(&block("simulate-compare-command"));
+    let command = command_words(&block("simulate-compare-command"));
     let args: Vec<&str> = command.iter().map(String::as_str).collect();
-    let d = dir("readme");
+    let d = dir("guide");
     let plot = d.join("compare.svg");
     let committed_plot = args
         .iter()
         .skip_while(|a| **a != "--plot")
         .nth(1)
-        .expect("the README command draws a plot")
+        .expect("the guide's command draws a plot")
         .to_string();
     let args: Vec<String> = args
         .iter()
@@ -598,7 +601,21 @@ fn readme_comparison_is_current() {
     let committed = std::fs::read(root.join(&committed_plot)).expect("the committed plot");
     assert!(
         fresh == committed,
-        "{committed_plot} is out of date: rerun the README command"
+        "{committed_plot} is out of date: rerun the command in docs/simulate.md"
+    );
+}
+
+/// The README's command-line example prints what the README shows.
+#[test]
+fn readme_replay_example_is_current() {
+    let root = repo();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let args = command_words(&marked_block(&readme, "readme-replay-command"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(
+        stdout_of(&hpa(&args, &root)),
+        marked_block(&readme, "readme-replay-output"),
+        "the README's command-line example is out of date"
     );
 }
 

@@ -481,7 +481,7 @@ mod tests {
     extern crate std;
     use super::*;
 
-    /// Reports the state's size (the README and `HPA_AUTOSCALER_SIZE`'s docs quote it).
+    /// Reports the state's size (docs/c-api.md and `HPA_AUTOSCALER_SIZE`'s docs quote it).
     #[test]
     fn state_size() {
         let size = size_of::<State>();

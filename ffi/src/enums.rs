@@ -264,7 +264,7 @@ pub enum hpa_limited_by {
 }
 
 /// A reading upstream's arithmetic takes as it is, though out of the ordinary
-/// (`hpa_metric_result.reading`; README, "Parity").
+/// (`hpa_metric_result.reading`; docs/parity.md).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum hpa_reading {
