@@ -46,6 +46,7 @@ pub mod shared;
 pub mod spec;
 pub mod time;
 pub mod tolerance;
+mod tuning;
 pub mod validation;
 
 /// The README's examples, compiled and run as doctests (they show both arithmetic modes).
