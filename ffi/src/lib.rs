@@ -113,39 +113,40 @@ pub const HPA_VERSION_NUMBER: u32 =
 /// written in `ffi/cbindgen.toml` and tested against Cargo.toml).
 const VERSION_CSTR: &CStr = c"0.1.0";
 
-/// Parses a decimal version component at compile time.
-const fn parse_component(s: &str) -> u32 {
-    let bytes = s.as_bytes();
-    let mut value: u32 = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        #[allow(clippy::indexing_slicing)]
-        let digit = bytes[i];
-        value = value * 10 + (digit - b'0') as u32;
-        i += 1;
-    }
-    value
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        #[allow(clippy::indexing_slicing)]
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 // The version constants (which cbindgen copies into the header as literals) must match
 // Cargo.toml: a release that bumps the version without them does not compile.
 const _: () = {
+    /// Parses a decimal version component at compile time.
+    const fn parse_component(s: &str) -> u32 {
+        let bytes = s.as_bytes();
+        let mut value: u32 = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            #[allow(clippy::indexing_slicing)]
+            let digit = bytes[i];
+            value = value * 10 + (digit - b'0') as u32;
+            i += 1;
+        }
+        value
+    }
+
+    /// Whether two strings are equal, at compile time.
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            #[allow(clippy::indexing_slicing)]
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     assert!(HPA_VERSION_MAJOR == parse_component(env!("CARGO_PKG_VERSION_MAJOR")));
     assert!(HPA_VERSION_MINOR == parse_component(env!("CARGO_PKG_VERSION_MINOR")));
     assert!(HPA_VERSION_PATCH == parse_component(env!("CARGO_PKG_VERSION_PATCH")));
