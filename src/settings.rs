@@ -1,24 +1,8 @@
 //! Controller settings: the kube-controller-manager flags that shape every decision.
 
+pub use crate::arith::Arithmetic;
+use crate::arith::Tolerance;
 use crate::time::Duration;
-use crate::tolerance::Tolerance;
-
-/// How upstream's float64 expressions are evaluated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Arithmetic {
-    /// Reproduce upstream's IEEE binary64 results bit for bit (integer code only), so a
-    /// decision equals the cluster's.
-    #[default]
-    Kubernetes,
-    /// Evaluate every float64 expression of the algorithm in exact rationals.
-    ///
-    /// Needs the `exact` cargo feature (on by default). Without it the exact code is not
-    /// built, [`crate::Autoscaler::evaluate`] refuses this mode with
-    /// [`crate::EvaluateError::ExactArithmeticUnavailable`], and the lower-level functions
-    /// (`hpa::metrics`, `hpa::normalize`) compute in `Kubernetes` mode.
-    Exact,
-}
 
 /// Controller-wide settings (defaults are kube-controller-manager's).
 #[derive(Clone, Copy, Debug, PartialEq)]

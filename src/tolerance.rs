@@ -1,41 +1,11 @@
-//! Tolerances: a decimal value with its binary64 reading
-//! (docs/spec/arithmetic.md#tolerance-values).
+//! Tolerances from the API: a `behavior.*.tolerance` quantity read as upstream reads it
+//! (docs/spec/arithmetic.md#tolerance-values). The numeric type is `crate::arith::Tolerance`.
 
 use crate::arith::binary64::F64;
+pub use crate::arith::Tolerance;
 use crate::quantity::Quantity;
 
-/// A non-negative tolerance, kept both as an exact decimal `mantissa × 10^exp10` (for the
-/// exact mode) and as the float64 upstream computes from it (for the kubernetes mode).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Tolerance {
-    mantissa: u64,
-    exp10: i32,
-    binary64: F64,
-}
-
 impl Tolerance {
-    /// The controller default, 0.1.
-    pub const DEFAULT: Tolerance = Tolerance {
-        mantissa: 1,
-        exp10: -1,
-        binary64: F64(0x3FB9_9999_9999_999A),
-    };
-
-    /// A controller flag value `mantissa × 10^exp10`; its float64 is the nearest binary64, as
-    /// Go's flag parsing gives. `None` when the value is beyond float64's range.
-    pub fn from_decimal(mantissa: u64, exp10: i32) -> Option<Tolerance> {
-        let binary64 = F64::from_decimal(false, mantissa, exp10);
-        if binary64.is_infinite() {
-            return None;
-        }
-        Some(Tolerance {
-            mantissa,
-            exp10,
-            binary64,
-        })
-    }
-
     /// A `behavior.*.tolerance` quantity: the value the API server stores (canonical form),
     /// read back with `Quantity.AsApproximateFloat64()`. `None` for negative quantities.
     pub fn from_quantity(q: &Quantity) -> Option<Tolerance> {
@@ -71,21 +41,5 @@ impl Tolerance {
             exp10,
             binary64,
         })
-    }
-
-    /// The exact decimal `(mantissa, exp10)`.
-    pub const fn decimal(&self) -> (u64, i32) {
-        (self.mantissa, self.exp10)
-    }
-
-    /// The float64 upstream uses.
-    pub const fn binary64(&self) -> F64 {
-        self.binary64
-    }
-}
-
-impl Default for Tolerance {
-    fn default() -> Self {
-        Tolerance::DEFAULT
     }
 }

@@ -8,13 +8,30 @@
 pub mod binary64;
 #[cfg(feature = "exact")]
 mod exact;
+mod tolerance;
 pub(crate) mod wide;
 
 use core::cmp::Ordering;
 
-use crate::settings::Arithmetic;
-use crate::tolerance::Tolerance;
 use binary64::F64;
+pub use tolerance::{Tolerance, Tolerances};
+
+/// How upstream's float64 expressions are evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Arithmetic {
+    /// Reproduce upstream's IEEE binary64 results bit for bit (integer code only), so a
+    /// decision equals the cluster's.
+    #[default]
+    Kubernetes,
+    /// Evaluate every float64 expression of the algorithm in exact rationals.
+    ///
+    /// Needs the `exact` cargo feature (on by default). Without it the exact code is not
+    /// built, [`crate::Autoscaler::evaluate`] refuses this mode with
+    /// [`crate::EvaluateError::ExactArithmeticUnavailable`], and the lower-level functions
+    /// (`hpa::metrics`, `hpa::normalize`) compute in `Kubernetes` mode.
+    Exact,
+}
 
 /// A usage ratio (`usage / target`), as upstream's float64 or as an exact fraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,16 +43,6 @@ pub(crate) enum Ratio {
     /// a ratio stays small on the stack.
     #[cfg(feature = "exact")]
     Exact { num: i64, den: i64, scale: i32 },
-}
-
-/// The tolerance pair used by the calculators (docs/spec/calculator.md#tolerances).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Tolerances {
-    /// Scale-down tolerance: no change while `ratio >= 1 - down`.
-    pub down: Tolerance,
-    /// Scale-up tolerance: no change while `ratio <= 1 + up`.
-    pub up: Tolerance,
 }
 
 /// Whether `mode` selects the exact rationals. Without the `exact` feature this is `false`
