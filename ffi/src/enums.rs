@@ -318,305 +318,271 @@ pub const HPA_TARGET_FIELD_AVERAGE_VALUE: u32 = 2;
 /// Bit of `hpa_metric_target.fields`: populate `averageUtilization`.
 pub const HPA_TARGET_FIELD_AVERAGE_UTILIZATION: u32 = 4;
 
-// ---- Conversions from the numbers C sends -------------------------------------------------
+// ---- Conversions ---------------------------------------------------------------------------
 
-/// The source type for a C value (`None`: unknown value; `Some(None)`: unset).
-pub(crate) fn metric_source_type(v: u32) -> Option<Option<MetricSourceType>> {
-    Some(match v {
-        0 => None,
-        1 => Some(MetricSourceType::Resource),
-        2 => Some(MetricSourceType::ContainerResource),
-        3 => Some(MetricSourceType::Pods),
-        4 => Some(MetricSourceType::Object),
-        5 => Some(MetricSourceType::External),
-        _ => return None,
-    })
+/// Conversions between a C enum above and the core type it stands for, generated from one
+/// table of its variants, so that each number is written once: in the enum. (cbindgen reads
+/// plain enums only, so the enums stay outside the macro.) A number C sends is compared with
+/// the discriminant of each variant of the table.
+///
+/// `C_ENUM as CORE [, unset VARIANT] { VARIANT => CORE_VARIANT [: c"name"], ... }`, or
+/// `C_ENUM { VARIANT, ... }` for an enum that stands for no core type, then the functions to
+/// generate, each optional, in this order:
+/// - `from_c: NAME,`: `NAME(u32) -> Option<CORE>` (`None`: a number that is no variant); with
+///   an unset variant, `Option<Option<CORE>>` (`Some(None)`: unset); `Option<C_ENUM>` without
+///   a core type. Its match on the C enum is exhaustive: a variant missing from the table does
+///   not compile.
+/// - `to_c: NAME,`: `NAME(CORE) -> C_ENUM`, exhaustive on the core type.
+/// - `names: NAME,`: `NAME(u32) -> Option<&'static CStr>`, the names of the table.
+macro_rules! c_enum_conversions {
+    // The variant of `$c_enum` whose number is `$v`, among `$c`.
+    (@variant $c_enum:ident $v:ident $($c:ident)*) => {
+        match $v {
+            $(raw if raw == $c_enum::$c as u32 => Some($c_enum::$c),)*
+            _ => None,
+        }
+    };
+    (@sections $c_enum:ident $core:ident $unset:tt $table:tt
+        $(from_c: $from_c:ident,)? $(to_c: $to_c:ident,)? $(names: $names:ident,)?) => {
+        $(c_enum_conversions!(@from_c $from_c $c_enum $core $unset $table);)?
+        $(c_enum_conversions!(@to_c $to_c $c_enum $core $table);)?
+        $(c_enum_conversions!(@names $names $c_enum $table);)?
+    };
+    (@from_c $name:ident $c_enum:ident $core:ident []
+        { $($c:ident => $cv:ident $(: $text:literal)?),* $(,)? }) => {
+        #[doc = concat!("The `", stringify!($core), "` of a C `", stringify!($c_enum),
+            "` number (`None`: no such number).")]
+        pub(crate) fn $name(v: u32) -> Option<$core> {
+            Some(match c_enum_conversions!(@variant $c_enum v $($c)*)? {
+                $($c_enum::$c => $core::$cv,)*
+            })
+        }
+    };
+    (@from_c $name:ident $c_enum:ident $core:ident [$unset:ident]
+        { $($c:ident => $cv:ident $(: $text:literal)?),* $(,)? }) => {
+        #[doc = concat!("The `", stringify!($core), "` of a C `", stringify!($c_enum),
+            "` number (`None`: no such number; `Some(None)`: `", stringify!($unset), "`).")]
+        pub(crate) fn $name(v: u32) -> Option<Option<$core>> {
+            Some(match c_enum_conversions!(@variant $c_enum v $unset $($c)*)? {
+                $c_enum::$unset => None,
+                $($c_enum::$c => Some($core::$cv),)*
+            })
+        }
+    };
+    (@to_c $name:ident $c_enum:ident $core:ident
+        { $($c:ident => $cv:ident $(: $text:literal)?),* $(,)? }) => {
+        #[doc = concat!("The C `", stringify!($c_enum), "` of a `", stringify!($core), "`.")]
+        pub(crate) fn $name(value: $core) -> $c_enum {
+            match value {
+                $($core::$cv => $c_enum::$c,)*
+            }
+        }
+    };
+    (@names $name:ident $c_enum:ident { $($c:ident => $cv:ident : $text:literal),* $(,)? }) => {
+        #[doc = concat!("The name of a C `", stringify!($c_enum),
+            "` number (`None`: no such number).")]
+        pub(crate) fn $name(v: u32) -> Option<&'static CStr> {
+            Some(match c_enum_conversions!(@variant $c_enum v $($c)*)? {
+                $($c_enum::$c => $text,)*
+            })
+        }
+    };
+    ($c_enum:ident as $core:ident, unset $unset:ident $table:tt $($sections:tt)*) => {
+        c_enum_conversions!(@sections $c_enum $core [$unset] $table $($sections)*);
+    };
+    ($c_enum:ident as $core:ident $table:tt $($sections:tt)*) => {
+        c_enum_conversions!(@sections $c_enum $core [] $table $($sections)*);
+    };
+    ($c_enum:ident { $($c:ident),* $(,)? } from_c: $name:ident,) => {
+        #[doc = concat!("The C `", stringify!($c_enum), "` of a number (`None`: no such number).")]
+        pub(crate) fn $name(v: u32) -> Option<$c_enum> {
+            c_enum_conversions!(@variant $c_enum v $($c)*)
+        }
+    };
 }
 
-/// The C value of a source type.
-pub(crate) fn metric_source_type_value(t: MetricSourceType) -> hpa_metric_source_type {
-    match t {
-        MetricSourceType::Resource => hpa_metric_source_type::Resource,
-        MetricSourceType::ContainerResource => hpa_metric_source_type::ContainerResource,
-        MetricSourceType::Pods => hpa_metric_source_type::Pods,
-        MetricSourceType::Object => hpa_metric_source_type::Object,
-        MetricSourceType::External => hpa_metric_source_type::External,
+c_enum_conversions! {
+    hpa_metric_source_type as MetricSourceType, unset Unset {
+        Resource => Resource,
+        ContainerResource => ContainerResource,
+        Pods => Pods,
+        Object => Object,
+        External => External,
     }
+    from_c: metric_source_type,
+    to_c: metric_source_type_value,
 }
 
-/// The target type for a C value (`None`: unknown value; `Some(None)`: unset).
-pub(crate) fn target_type(v: u32) -> Option<Option<MetricTargetType>> {
-    Some(match v {
-        0 => None,
-        1 => Some(MetricTargetType::Utilization),
-        2 => Some(MetricTargetType::Value),
-        3 => Some(MetricTargetType::AverageValue),
-        _ => return None,
-    })
-}
-
-/// The select policy for a C value (`None`: unknown value; `Some(None)`: unset).
-pub(crate) fn select_policy(v: u32) -> Option<Option<SelectPolicy>> {
-    Some(match v {
-        0 => None,
-        1 => Some(SelectPolicy::Max),
-        2 => Some(SelectPolicy::Min),
-        3 => Some(SelectPolicy::Disabled),
-        _ => return None,
-    })
-}
-
-/// The C value of a select policy.
-pub(crate) fn select_policy_value(p: SelectPolicy) -> hpa_select_policy {
-    match p {
-        SelectPolicy::Max => hpa_select_policy::Max,
-        SelectPolicy::Min => hpa_select_policy::Min,
-        SelectPolicy::Disabled => hpa_select_policy::Disabled,
+c_enum_conversions! {
+    hpa_metric_target_type as MetricTargetType, unset Unset {
+        Utilization => Utilization,
+        Value => Value,
+        AverageValue => AverageValue,
     }
+    from_c: target_type,
 }
 
-/// The policy type for a C value (`None`: unknown value; `Some(None)`: unset).
-pub(crate) fn policy_type(v: u32) -> Option<Option<PolicyType>> {
-    Some(match v {
-        0 => None,
-        1 => Some(PolicyType::Pods),
-        2 => Some(PolicyType::Percent),
-        _ => return None,
-    })
-}
-
-/// The C value of a policy type.
-pub(crate) fn policy_type_value(p: PolicyType) -> hpa_policy_type {
-    match p {
-        PolicyType::Pods => hpa_policy_type::Pods,
-        PolicyType::Percent => hpa_policy_type::Percent,
+c_enum_conversions! {
+    hpa_select_policy as SelectPolicy, unset Unset {
+        Max => Max,
+        Min => Min,
+        Disabled => Disabled,
     }
+    from_c: select_policy,
+    to_c: select_policy_value,
 }
 
-/// The arithmetic mode for a C value.
-pub(crate) fn arithmetic(v: u32) -> Option<Arithmetic> {
-    match v {
-        1 => Some(Arithmetic::Kubernetes),
-        2 => Some(Arithmetic::Exact),
-        _ => None,
+c_enum_conversions! {
+    hpa_policy_type as PolicyType, unset Unset {
+        Pods => Pods,
+        Percent => Percent,
     }
+    from_c: policy_type,
+    to_c: policy_type_value,
 }
 
-/// The C value of an arithmetic mode.
-pub(crate) fn arithmetic_value(a: Arithmetic) -> hpa_arithmetic {
-    match a {
-        Arithmetic::Kubernetes => hpa_arithmetic::Kubernetes,
-        Arithmetic::Exact => hpa_arithmetic::Exact,
+c_enum_conversions! {
+    hpa_arithmetic as Arithmetic {
+        Kubernetes => Kubernetes,
+        Exact => Exact,
     }
+    from_c: arithmetic,
+    to_c: arithmetic_value,
 }
 
-/// The pod phase for a C value.
-pub(crate) fn pod_phase(v: u32) -> Option<PodPhase> {
-    match v {
-        0 => Some(PodPhase::Running),
-        1 => Some(PodPhase::Pending),
-        2 => Some(PodPhase::Succeeded),
-        3 => Some(PodPhase::Failed),
-        4 => Some(PodPhase::Unknown),
-        _ => None,
+c_enum_conversions! {
+    hpa_pod_phase as PodPhase {
+        Running => Running,
+        Pending => Pending,
+        Succeeded => Succeeded,
+        Failed => Failed,
+        Unknown => Unknown,
     }
+    from_c: pod_phase,
 }
 
-/// The Ready condition status for a C value (`Some(None)`: no Ready condition).
-pub(crate) fn ready(v: u32) -> Option<Option<ConditionStatus>> {
-    Some(match v {
-        0 => None,
-        1 => Some(ConditionStatus::True),
-        2 => Some(ConditionStatus::False),
-        3 => Some(ConditionStatus::Unknown),
-        _ => return None,
-    })
-}
-
-/// The container kind for a C value.
-pub(crate) fn container_kind(v: u32) -> Option<ContainerKind> {
-    match v {
-        0 => Some(ContainerKind::Regular),
-        1 => Some(ContainerKind::RestartableInit),
-        2 => Some(ContainerKind::Init),
-        _ => None,
+c_enum_conversions! {
+    // A pod without a Ready condition is `Some(None)`.
+    hpa_ready as ConditionStatus, unset Absent {
+        True => True,
+        False => False,
+        Unknown => Unknown,
     }
+    from_c: ready,
 }
 
-/// The values kind for a C value.
-pub(crate) fn values_kind(v: u32) -> Option<hpa_values_kind> {
-    match v {
-        1 => Some(hpa_values_kind::Samples),
-        2 => Some(hpa_values_kind::Object),
-        3 => Some(hpa_values_kind::External),
-        4 => Some(hpa_values_kind::Error),
-        _ => None,
+c_enum_conversions! {
+    hpa_container_kind as ContainerKind {
+        Regular => Regular,
+        Sidecar => RestartableInit,
+        Init => Init,
     }
+    from_c: container_kind,
 }
 
-/// The quantity format for a C value.
-pub(crate) fn quantity_format(v: u32) -> Option<Format> {
-    match v {
-        1 => Some(Format::DecimalSI),
-        2 => Some(Format::BinarySI),
-        3 => Some(Format::DecimalExponent),
-        _ => None,
+c_enum_conversions! {
+    hpa_values_kind { Samples, Object, External, Error }
+    from_c: values_kind,
+}
+
+c_enum_conversions! {
+    hpa_quantity_format as Format {
+        DecimalSi => DecimalSI,
+        BinarySi => BinarySI,
+        DecimalExponent => DecimalExponent,
     }
+    from_c: quantity_format,
 }
 
-// ---- Conversions to the numbers C receives ------------------------------------------------
-
-/// The C value of a condition type.
-pub(crate) fn condition_type_value(t: ConditionType) -> hpa_condition_type {
-    match t {
-        ConditionType::AbleToScale => hpa_condition_type::AbleToScale,
-        ConditionType::ScalingActive => hpa_condition_type::ScalingActive,
-        ConditionType::ScalingLimited => hpa_condition_type::ScalingLimited,
-        ConditionType::ScaledToZero => hpa_condition_type::ScaledToZero,
+c_enum_conversions! {
+    hpa_condition_type as ConditionType {
+        AbleToScale => AbleToScale: c"AbleToScale",
+        ScalingActive => ScalingActive: c"ScalingActive",
+        ScalingLimited => ScalingLimited: c"ScalingLimited",
+        ScaledToZero => ScaledToZero: c"ScaledToZero",
     }
+    to_c: condition_type_value,
+    names: condition_type_name,
 }
 
-/// The C value of a condition status.
-pub(crate) fn condition_status_value(s: ConditionStatus) -> hpa_condition_status {
-    match s {
-        ConditionStatus::True => hpa_condition_status::True,
-        ConditionStatus::False => hpa_condition_status::False,
-        ConditionStatus::Unknown => hpa_condition_status::Unknown,
+c_enum_conversions! {
+    hpa_condition_status as ConditionStatus {
+        True => True: c"True",
+        False => False: c"False",
+        Unknown => Unknown: c"Unknown",
     }
+    to_c: condition_status_value,
+    names: condition_status_name,
 }
 
-/// The C value of a reason.
-pub(crate) fn reason_value(r: Reason) -> hpa_reason {
-    match r {
-        Reason::SucceededGetScale => hpa_reason::SucceededGetScale,
-        Reason::ScaleDownStabilized => hpa_reason::ScaleDownStabilized,
-        Reason::ScaleUpStabilized => hpa_reason::ScaleUpStabilized,
-        Reason::ReadyForNewScale => hpa_reason::ReadyForNewScale,
-        Reason::SucceededRescale => hpa_reason::SucceededRescale,
-        Reason::FailedUpdateScale => hpa_reason::FailedUpdateScale,
-        Reason::ScalingDisabled => hpa_reason::ScalingDisabled,
-        Reason::FailedGetResourceMetric => hpa_reason::FailedGetResourceMetric,
-        Reason::FailedGetContainerResourceMetric => hpa_reason::FailedGetContainerResourceMetric,
-        Reason::FailedGetPodsMetric => hpa_reason::FailedGetPodsMetric,
-        Reason::FailedGetObjectMetric => hpa_reason::FailedGetObjectMetric,
-        Reason::FailedGetExternalMetric => hpa_reason::FailedGetExternalMetric,
-        Reason::InvalidMetricSourceType => hpa_reason::InvalidMetricSourceType,
-        Reason::ValidMetricFound => hpa_reason::ValidMetricFound,
-        Reason::TooManyReplicas => hpa_reason::TooManyReplicas,
-        Reason::TooFewReplicas => hpa_reason::TooFewReplicas,
-        Reason::ScaleUpLimit => hpa_reason::ScaleUpLimit,
-        Reason::ScaleDownLimit => hpa_reason::ScaleDownLimit,
-        Reason::DesiredWithinRange => hpa_reason::DesiredWithinRange,
-        Reason::ScaledToZero => hpa_reason::ScaledToZero,
-        Reason::NotScaledToZero => hpa_reason::NotScaledToZero,
+c_enum_conversions! {
+    // The names are Kubernetes' spellings.
+    hpa_reason as Reason {
+        SucceededGetScale => SucceededGetScale: c"SucceededGetScale",
+        ScaleDownStabilized => ScaleDownStabilized: c"ScaleDownStabilized",
+        ScaleUpStabilized => ScaleUpStabilized: c"ScaleUpStabilized",
+        ReadyForNewScale => ReadyForNewScale: c"ReadyForNewScale",
+        SucceededRescale => SucceededRescale: c"SucceededRescale",
+        FailedUpdateScale => FailedUpdateScale: c"FailedUpdateScale",
+        ScalingDisabled => ScalingDisabled: c"ScalingDisabled",
+        FailedGetResourceMetric => FailedGetResourceMetric: c"FailedGetResourceMetric",
+        FailedGetContainerResourceMetric => FailedGetContainerResourceMetric:
+            c"FailedGetContainerResourceMetric",
+        FailedGetPodsMetric => FailedGetPodsMetric: c"FailedGetPodsMetric",
+        FailedGetObjectMetric => FailedGetObjectMetric: c"FailedGetObjectMetric",
+        FailedGetExternalMetric => FailedGetExternalMetric: c"FailedGetExternalMetric",
+        InvalidMetricSourceType => InvalidMetricSourceType: c"InvalidMetricSourceType",
+        ValidMetricFound => ValidMetricFound: c"ValidMetricFound",
+        TooManyReplicas => TooManyReplicas: c"TooManyReplicas",
+        TooFewReplicas => TooFewReplicas: c"TooFewReplicas",
+        ScaleUpLimit => ScaleUpLimit: c"ScaleUpLimit",
+        ScaleDownLimit => ScaleDownLimit: c"ScaleDownLimit",
+        DesiredWithinRange => DesiredWithinRange: c"DesiredWithinRange",
+        ScaledToZero => ScaledToZero: c"ScaledToZero",
+        NotScaledToZero => NotScaledToZero: c"NotScaledToZero",
     }
+    to_c: reason_value,
+    names: reason_name,
 }
 
-/// The C value of a limiting rule.
-pub(crate) fn limited_by_value(l: LimitedBy) -> hpa_limited_by {
-    match l {
-        LimitedBy::Nothing => hpa_limited_by::Nothing,
-        LimitedBy::Tolerance => hpa_limited_by::Tolerance,
-        LimitedBy::Stabilization => hpa_limited_by::Stabilization,
-        LimitedBy::RatePolicy => hpa_limited_by::RatePolicy,
-        LimitedBy::MinReplicas => hpa_limited_by::MinReplicas,
-        LimitedBy::MaxReplicas => hpa_limited_by::MaxReplicas,
-        LimitedBy::InvalidMetrics => hpa_limited_by::InvalidMetrics,
-        LimitedBy::ScalingDisabled => hpa_limited_by::ScalingDisabled,
+c_enum_conversions! {
+    // The names are the ones `hpa replay` prints.
+    hpa_limited_by as LimitedBy {
+        Nothing => Nothing: c"nothing",
+        Tolerance => Tolerance: c"tolerance",
+        Stabilization => Stabilization: c"stabilization",
+        RatePolicy => RatePolicy: c"ratePolicy",
+        MinReplicas => MinReplicas: c"minReplicas",
+        MaxReplicas => MaxReplicas: c"maxReplicas",
+        InvalidMetrics => InvalidMetrics: c"invalidMetrics",
+        ScalingDisabled => ScalingDisabled: c"scalingDisabled",
     }
+    to_c: limited_by_value,
+    names: limited_by_name,
 }
 
-/// The C value of a reading note.
-pub(crate) fn reading_value(r: Reading) -> hpa_reading {
-    match r {
-        Reading::Plain => hpa_reading::Plain,
-        Reading::Negative => hpa_reading::Negative,
-        Reading::TreatedAsOverflow => hpa_reading::TreatedAsOverflow,
+c_enum_conversions! {
+    // The names are the ones `hpa replay` prints.
+    hpa_reading as Reading {
+        Plain => Plain: c"plain",
+        Negative => Negative: c"negative",
+        TreatedAsOverflow => TreatedAsOverflow: c"treatedAsOverflow",
     }
+    to_c: reading_value,
+    names: reading_name,
 }
 
-/// The C value of a field error type.
-pub(crate) fn field_error_type_value(t: ErrorType) -> hpa_field_error_type {
-    match t {
-        ErrorType::Required => hpa_field_error_type::Required,
-        ErrorType::Invalid => hpa_field_error_type::Invalid,
-        ErrorType::Unsupported => hpa_field_error_type::Unsupported,
-        ErrorType::Forbidden => hpa_field_error_type::Forbidden,
-        ErrorType::TooLong => hpa_field_error_type::TooLong,
-        ErrorType::TooMany => hpa_field_error_type::TooMany,
+c_enum_conversions! {
+    // `None` (a C-level problem, not a field error) has no core counterpart.
+    hpa_field_error_type as ErrorType {
+        Required => Required,
+        Invalid => Invalid,
+        Unsupported => Unsupported,
+        Forbidden => Forbidden,
+        TooLong => TooLong,
+        TooMany => TooMany,
     }
-}
-
-// ---- Names ---------------------------------------------------------------------------------
-
-fn condition_type_name(v: u32) -> Option<&'static CStr> {
-    Some(match v {
-        1 => c"AbleToScale",
-        2 => c"ScalingActive",
-        3 => c"ScalingLimited",
-        4 => c"ScaledToZero",
-        _ => return None,
-    })
-}
-
-fn condition_status_name(v: u32) -> Option<&'static CStr> {
-    Some(match v {
-        1 => c"True",
-        2 => c"False",
-        3 => c"Unknown",
-        _ => return None,
-    })
-}
-
-/// Kubernetes' spelling of a reason number.
-pub(crate) fn reason_name(v: u32) -> Option<&'static CStr> {
-    Some(match v {
-        1 => c"SucceededGetScale",
-        2 => c"ScaleDownStabilized",
-        3 => c"ScaleUpStabilized",
-        4 => c"ReadyForNewScale",
-        5 => c"SucceededRescale",
-        6 => c"FailedUpdateScale",
-        7 => c"ScalingDisabled",
-        8 => c"FailedGetResourceMetric",
-        9 => c"FailedGetContainerResourceMetric",
-        10 => c"FailedGetPodsMetric",
-        11 => c"FailedGetObjectMetric",
-        12 => c"FailedGetExternalMetric",
-        13 => c"InvalidMetricSourceType",
-        14 => c"ValidMetricFound",
-        15 => c"TooManyReplicas",
-        16 => c"TooFewReplicas",
-        17 => c"ScaleUpLimit",
-        18 => c"ScaleDownLimit",
-        19 => c"DesiredWithinRange",
-        20 => c"ScaledToZero",
-        21 => c"NotScaledToZero",
-        _ => return None,
-    })
-}
-
-fn limited_by_name(v: u32) -> Option<&'static CStr> {
-    Some(match v {
-        0 => c"nothing",
-        1 => c"tolerance",
-        2 => c"stabilization",
-        3 => c"ratePolicy",
-        4 => c"minReplicas",
-        5 => c"maxReplicas",
-        6 => c"invalidMetrics",
-        7 => c"scalingDisabled",
-        _ => return None,
-    })
-}
-
-fn reading_name(v: u32) -> Option<&'static CStr> {
-    Some(match v {
-        0 => c"plain",
-        1 => c"negative",
-        2 => c"treatedAsOverflow",
-        _ => return None,
-    })
+    to_c: field_error_type_value,
 }
 
 fn ptr_or_null(name: Option<&'static CStr>) -> *const c_char {
