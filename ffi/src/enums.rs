@@ -16,6 +16,8 @@ use hpa::spec::{MetricSourceType, MetricTargetType, PolicyType, SelectPolicy};
 use hpa::validation::ErrorType;
 use hpa::{Arithmetic, LimitedBy};
 
+use crate::status::hpa_status;
+
 /// `spec.metrics[].type`: which source a metric reads (`hpa_metric.type`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,6 +401,16 @@ macro_rules! c_enum_conversions {
             c_enum_conversions!(@variant $c_enum v $($c)*)
         }
     };
+}
+
+c_enum_conversions! {
+    hpa_status {
+        Ok, NullPointer, Misaligned, Uninitialized, BufferTooSmall, Overlap, LengthMismatch,
+        InvalidEnum, InvalidFlag, InvalidUtf8, OutOfRange, TooLarge, InvalidSpec,
+        InvalidSettings, TimeWentBackwards, WrongValuesKind, NoPendingRescale, QuantityFormat,
+        QuantitySuffix, QuantityExponent,
+    }
+    from_c: status,
 }
 
 c_enum_conversions! {

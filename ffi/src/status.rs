@@ -98,31 +98,9 @@ impl hpa_status {
         }
     }
 
-    /// The status with this number, if any.
-    pub const fn from_u32(value: u32) -> Option<hpa_status> {
-        Some(match value {
-            0 => hpa_status::Ok,
-            1000 => hpa_status::NullPointer,
-            1001 => hpa_status::Misaligned,
-            1002 => hpa_status::Uninitialized,
-            1003 => hpa_status::BufferTooSmall,
-            1004 => hpa_status::Overlap,
-            1005 => hpa_status::LengthMismatch,
-            1006 => hpa_status::InvalidEnum,
-            1007 => hpa_status::InvalidFlag,
-            1008 => hpa_status::InvalidUtf8,
-            1009 => hpa_status::OutOfRange,
-            1010 => hpa_status::TooLarge,
-            2000 => hpa_status::InvalidSpec,
-            2001 => hpa_status::InvalidSettings,
-            3000 => hpa_status::TimeWentBackwards,
-            3001 => hpa_status::WrongValuesKind,
-            3002 => hpa_status::NoPendingRescale,
-            4000 => hpa_status::QuantityFormat,
-            4001 => hpa_status::QuantitySuffix,
-            4002 => hpa_status::QuantityExponent,
-            _ => return None,
-        })
+    /// The status with this number, if any (the numbers are written once, in the enum).
+    pub fn from_u32(value: u32) -> Option<hpa_status> {
+        crate::enums::status(value)
     }
 }
 
