@@ -1,6 +1,9 @@
 //! The byte codes of the rings' entries (module docs, "Encoding"): varints, the gap code
 //! around the sync period, zigzag values and the scale-event code with its list slot.
 
+use super::fast;
+use crate::tuning::FAST_FORMS;
+
 /// The sync period gaps are coded around (the controller's default).
 pub(super) const PERIOD_MS: u64 = 15_000;
 
@@ -109,30 +112,15 @@ pub(super) fn put_varint_min(
     false
 }
 
-/// The high bit of each byte of a `u64`: set on all bytes of a varint but its last.
-pub(super) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
 /// Moves past the varint at the start of `rest`; false at the end. On small targets the
-/// decoder does it (one routine less); the host skips without decoding.
+/// decoder does it (one routine less); hosts skip without decoding ([`fast::skip_varint`]).
 #[inline]
 pub(super) fn skip_varint(rest: &mut &[u8]) -> bool {
-    if cfg!(target_pointer_width = "64") {
-        skip_varint_bytes(rest)
+    if FAST_FORMS {
+        fast::skip_varint(rest)
     } else {
         take_front(rest).is_some()
     }
-}
-
-/// [`skip_varint`] without decoding.
-#[inline]
-fn skip_varint_bytes(rest: &mut &[u8]) -> bool {
-    while let Some((&b, after)) = rest.split_first() {
-        *rest = after;
-        if b < 0x80 {
-            return true;
-        }
-    }
-    false
 }
 
 /// Decodes the varint at the start of `rest` and moves past it.
@@ -207,7 +195,6 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::history::tests::Rng;
     use crate::history::GUARANTEED_REPLICAS;
 
     #[test]
@@ -249,27 +236,5 @@ mod tests {
             assert_eq!(take_back(&mut backward), Some(v));
         }
         assert!(forward.is_empty() && backward.is_empty());
-    }
-
-    /// Both forms of [`skip_varint`] move past the same bytes, and fail at the end.
-    #[test]
-    fn skipping_by_bytes_equals_skipping_by_decoding() {
-        let mut rng = Rng(0x5c);
-        for _ in 0..1000 {
-            let mut bytes = [0_u8; 64];
-            let mut out = bytes.iter_mut();
-            let min = |rng: &mut Rng| 1 + u8::try_from(rng.below(2)).unwrap();
-            while put_varint_min(&mut out, rng.next() >> rng.below(64), min(&mut rng)) {}
-            // The last varint may be cut short: both then fail.
-            let (mut by_bytes, mut by_decoding) = (&bytes[..], &bytes[..]);
-            loop {
-                let skipped = skip_varint_bytes(&mut by_bytes);
-                assert_eq!(skipped, take_front(&mut by_decoding).is_some());
-                if !skipped {
-                    break;
-                }
-                assert_eq!(by_bytes, by_decoding);
-            }
-        }
     }
 }

@@ -51,7 +51,7 @@ pub struct ScaleEvent {
     pub outdated: bool,
 }
 
-/// Why [`History::load`] refused a history.
+/// Why [`History::load`](super::History::load) refused a history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LoadError {
@@ -146,7 +146,7 @@ impl EventLists {
 /// `outdated_end` in it (the ring is time-ordered: the events before an instant are a prefix), or
 /// no event at all (that event is older than the retention, or was folded: outdated). The entry in
 /// the slot taken, if any, is overwritten with a change of 0 (see [`zero_varint`]). One pass over
-/// the ring; slots fit [`SLOT_BITS`], so those held fit a 128-bit set.
+/// the ring; slots fit [`SLOT_BITS`](super::codec::SLOT_BITS), so those held fit a 128-bit set.
 #[inline(never)]
 pub(super) fn take_slot(live: &mut [u8], d: Direction, outdated_end: usize, len: u32) -> u32 {
     let mut held = [0_u32; 4];

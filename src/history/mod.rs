@@ -34,11 +34,12 @@
 //! end (a `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode
 //! would check for the wrap; `heapless` still holds the engine's other fixed lists). The code
 //! works on byte slices, shared by every capacity. A scan first finds the oldest entry of its
-//! window or period by adding up gaps from the end nearer in time (few entries for a short
-//! window, none when the window covers the whole ring), then reads only the values from there
-//! on: recommendations in runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6
-//! entries) at a time, other entries one by one (on 64-bit hosts; smaller targets read every
-//! entry one by one, which takes less code).
+//! window or period by adding up gaps from the oldest entry, then reads only the values from
+//! there on, one by one. Hosts (64-bit pointers: `crate::tuning::FAST_FORMS`) compile faster
+//! forms that cost code, with the same results: they add up gaps from the end nearer in time
+//! (few entries for a short window, none when the window covers the whole ring) and read
+//! recommendations in runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6
+//! entries) at a time.
 //!
 //! # Scale events
 //!
@@ -94,9 +95,18 @@
 //! any event is folded, every policy period is reported as `overflowed`. An event whose slot
 //! does not fit 7 bits (a list of more than 128 events younger than its longest period, only
 //! possible with evaluations less than 15 s apart) is folded too.
+//!
+//! # Source layout
+//!
+//! `codec.rs`: varints and the gap and value codes; `ring.rs`: the byte ring; `scan.rs`: the
+//! cutoff of a window and what its entries, stored and folded, add up to; `summary.rs`:
+//! folding; `events.rs`: upstream's scale-event lists and the slot a store overwrites;
+//! `fast.rs`: the hosts' fast forms; this file: the [`History`] API. Each file holds the unit
+//! tests of its layer, `tests.rs` those of the whole history.
 
 mod codec;
 mod events;
+mod fast;
 mod ring;
 mod scan;
 mod summary;
@@ -104,10 +114,11 @@ mod summary;
 pub use events::{Direction, LoadError, ScaleEvent};
 
 use crate::time::{Duration, Instant, ZeroIsMin};
+use crate::tuning::FAST_FORMS;
 use codec::{event_change, event_code, event_slot, unzigzag, zigzag, SLOT_BITS};
 use events::{take_slot, EventLists};
-use ring::{Ring, BOTH_ENDS};
-use scan::{first_after, first_not_before, folded_in, window, Window};
+use ring::Ring;
+use scan::{first_after, first_not_before, window, Window, WindowBounds};
 use summary::{record, Generations, Kind};
 
 /// The longest policy period Kubernetes accepts; older events never count again.
@@ -134,10 +145,6 @@ pub const MAX_ENTRY_BYTES: usize = 16;
 
 /// How many summary generations each ring keeps.
 pub const GENERATIONS: usize = 8;
-
-/// Whether [`History::stabilize`] reads both windows in one pass: on 64-bit hosts, where
-/// the scans are the hot path. Small targets read each window with [`window`]: less code.
-const ONE_PASS: bool = cfg!(target_pointer_width = "64");
 
 /// Replica changes counted for one policy period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -248,37 +255,23 @@ impl<const R: usize, const E: usize> History<R, E> {
             Stabilization::Behavior(up, down) => (first_after(now, up), first_after(now, down)),
         };
         let legacy = matches!(windows, Stabilization::Legacy(_));
-        let (mut up, mut down) = (desired, desired);
-        let (folded_up, folded_down);
-        if ONE_PASS && !legacy {
-            let ring = &self.recommendations;
-            let end = ring.used();
-            let (up_start, down_start) = (
-                up_from.map_or(end, |from| ring.seek(from)),
-                down_from.map_or(end, |from| ring.seek(from)),
-            );
-            // One pass: the longer window's own part, then the part both windows cover.
-            let both = up_start.max(down_start);
-            let shorter = ring.totals(both, end, false);
-            let longer = ring.totals(up_start.min(down_start), both, false);
-            up = up.min(shorter.low);
-            down = down.max(shorter.high);
-            if up_start < both {
-                up = up.min(longer.low);
-            } else {
-                down = down.max(longer.high);
-            }
-            let folded = &self.folded_recommendations;
-            (folded_up, _, _) = folded_in(folded, false, up_from);
-            (_, folded_down, _) = folded_in(folded, false, down_from);
+        let bounds = if FAST_FORMS && !legacy {
+            // Hosts read both windows in one pass.
+            let (ring, folded) = (&self.recommendations, &self.folded_recommendations);
+            fast::stabilization_bounds(ring, folded, up_from, down_from)
         } else {
             // Each window on its own (the legacy path has no scale-up window: no scan).
             let u = self.recommendation_window(up_from);
             let d = self.recommendation_window(down_from);
-            up = up.min(u.stored.low);
-            down = down.max(d.stored.high);
-            (folded_up, folded_down) = (u.folded_a, d.folded_b);
-        }
+            WindowBounds {
+                low: u.stored.low,
+                high: d.stored.high,
+                folded_low: u.folded_a,
+                folded_high: d.folded_b,
+            }
+        };
+        let (mut up, mut down) = (desired.min(bounds.low), desired.max(bounds.high));
+        let (folded_up, folded_down) = (bounds.folded_low, bounds.folded_high);
         if legacy {
             up = down;
         }
@@ -344,7 +337,7 @@ impl<const R: usize, const E: usize> History<R, E> {
         // frees the same slot as choosing it after.
         let ring = &mut self.events;
         let region = ring.region;
-        let outdated_end = region.seek::<BOTH_ENDS>(&ring.bytes, outdated_before.millis());
+        let outdated_end = region.seek(&ring.bytes, outdated_before.millis());
         let live = ring
             .bytes
             .get_mut(region.head as usize..region.tail as usize)

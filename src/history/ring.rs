@@ -4,9 +4,11 @@
 
 use core::fmt;
 
-use super::codec::{gap_code, gap_from_code, put_varint_min, skip_varint, take_back, take_front};
-use super::scan::{totals, Totals, RUNS};
+use super::codec::{gap_code, gap_from_code, put_varint_min, skip_varint, take_front};
+use super::fast;
+use super::scan::{totals, Totals};
 use super::MAX_ENTRY_BYTES;
+use crate::tuning::FAST_FORMS;
 
 /// A time-ordered ring of `(instant, value)` entries in `N` bytes (see the module docs). The
 /// code works on [`Region`] and a byte slice, so that it is shared by every capacity.
@@ -56,13 +58,13 @@ impl<const N: usize> Ring<N> {
 
     #[inline]
     pub(super) fn seek(&self, from: i64) -> usize {
-        self.region.seek::<BOTH_ENDS>(&self.bytes, from)
+        self.region.seek(&self.bytes, from)
     }
 
     /// The totals of the entries from byte offset `start` (from [`Ring::seek`]) to `end`.
     #[inline]
     pub(super) fn totals(&self, start: usize, end: usize, sums: bool) -> Totals {
-        totals::<RUNS>(&self.region, &self.bytes, start, end, sums)
+        totals(&self.region, &self.bytes, start, end, sums)
     }
 
     /// The entries as `(instant, value code)`, oldest first.
@@ -180,10 +182,10 @@ impl Region {
     }
 
     /// The byte offset (into the live bytes) of the oldest entry not before `from`: the
-    /// length of the live bytes when there is none. With `BOTH_ENDS` (see [`BOTH_ENDS`]),
-    /// walks from the end nearer in time, so that a window covering most of the ring costs
-    /// little more than one covering a few entries; without, from the oldest entry.
-    pub(super) fn seek<const BOTH_ENDS: bool>(&self, bytes: &[u8], from: i64) -> usize {
+    /// length of the live bytes when there is none. Walks from the oldest entry; on hosts
+    /// (`FAST_FORMS`) from the end nearer in time ([`fast::seek_from_newest`]), so that a
+    /// window covering most of the ring costs little more than one covering a few entries.
+    pub(super) fn seek(&self, bytes: &[u8], from: i64) -> usize {
         // An empty ring has no live bytes: every path below gives 0.
         let live = self.live(bytes);
         if from <= self.front {
@@ -192,37 +194,29 @@ impl Region {
         if from > self.back {
             return live.len();
         }
-        let mut rest = live;
-        if !BOTH_ENDS || from.abs_diff(self.front) <= self.back.abs_diff(from) {
-            // Oldest first: skip the front's value, then each entry's gap and value.
-            let mut at = self.front;
-            skip_varint(&mut rest);
-            loop {
-                let start = live.len().saturating_sub(rest.len());
-                let Some(code) = take_front(&mut rest) else {
-                    return live.len();
-                };
-                at = at.wrapping_add_unsigned(gap_from_code(code));
-                if at >= from {
-                    return start;
-                }
-                skip_varint(&mut rest);
-            }
-        } else {
-            // Newest first: the entry at `at` is not before `from`; stop at the first one
-            // whose predecessor is.
-            let mut at = self.back;
-            loop {
-                let _ = take_back(&mut rest);
-                let Some(code) = take_back(&mut rest) else {
-                    return 0;
-                };
-                at = at.wrapping_sub_unsigned(gap_from_code(code));
-                if at < from {
-                    return rest.len();
-                }
-            }
+        if FAST_FORMS && self.back.abs_diff(from) < from.abs_diff(self.front) {
+            return fast::seek_from_newest(live, self.back, from);
         }
+        seek_from_oldest(live, self.front, from)
+    }
+}
+
+/// [`Region::seek`] walking from the oldest entry (at `front`) of `live`, for an instant
+/// `from` after it: skips the oldest entry's value, then each entry's gap and value.
+fn seek_from_oldest(live: &[u8], front: i64, from: i64) -> usize {
+    let mut rest = live;
+    let mut at = front;
+    skip_varint(&mut rest);
+    loop {
+        let start = live.len().saturating_sub(rest.len());
+        let Some(code) = take_front(&mut rest) else {
+            return live.len();
+        };
+        at = at.wrapping_add_unsigned(gap_from_code(code));
+        if at >= from {
+            return start;
+        }
+        skip_varint(&mut rest);
     }
 }
 
@@ -246,10 +240,6 @@ impl Iterator for RingIter<'_> {
     }
 }
 
-/// Whether [`Region::seek`] may walk from the newest entry: on 64-bit hosts, where it keeps
-/// short windows and periods cheap. Small targets always walk from the oldest: less code.
-pub(super) const BOTH_ENDS: bool = cfg!(target_pointer_width = "64");
-
 #[cfg(test)]
 #[allow(
     clippy::arithmetic_side_effects,
@@ -263,7 +253,7 @@ mod tests {
 
     use super::*;
     use crate::history::codec::{event_change, event_code, event_slot, zigzag};
-    use crate::history::scan::totals;
+    use crate::history::scan::scan;
     use crate::history::summary::Kind;
     use crate::history::tests::Rng;
 
@@ -388,15 +378,19 @@ mod tests {
                 };
                 for &from in &cutoffs {
                     let start = ring.seek(from);
-                    // From the nearer end and from the oldest (the form of small targets).
-                    assert_eq!(ring.region.seek::<false>(&ring.bytes, from), start);
-                    assert_eq!(ring.region.seek::<true>(&ring.bytes, from), start);
-                    let expected = values(from, None);
                     let (region, bytes, end) = (&ring.region, &ring.bytes, ring.used());
-                    // With and without the runs (the form of small targets).
+                    // From the oldest (the form of small targets) and from the newest.
+                    if region.front < from && from <= region.back {
+                        assert_eq!(seek_from_oldest(ring.live(), region.front, from), start);
+                        let newest = fast::seek_from_newest(ring.live(), region.back, from);
+                        assert_eq!(newest, start);
+                    }
+                    let expected = values(from, None);
+                    // With and without the runs (one by one: the form of small targets).
                     assert_eq!(ring.totals(start, end, events), expected, "from {from}");
-                    assert_eq!(totals::<true>(region, bytes, start, end, events), expected);
-                    assert_eq!(totals::<false>(region, bytes, start, end, events), expected);
+                    assert_eq!(fast::totals(region, bytes, start, end, events), expected);
+                    let one_by_one = scan(region, bytes, start, end, events, |_, _| {});
+                    assert_eq!(one_by_one, expected);
                     // Between two cutoffs (the longer window's own part).
                     let to = cutoffs[usize::try_from(rng.below(cutoffs.len() as u64)).unwrap()];
                     if to >= from {

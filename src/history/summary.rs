@@ -196,7 +196,7 @@ fn generation_span(retention: Duration) -> u64 {
 /// Drops the entries before `now - retention` (and the summaries), then appends `(at, code)`,
 /// folding the oldest entries while it does not fit (and the entry itself if it does not fit an
 /// empty ring). A scale event that an upstream list overwrote (change 0, see
-/// [`History::record_scale_event`]) folds into a summary that adds nothing.
+/// `History::record_scale_event`) folds into a summary that adds nothing.
 pub(super) fn record(
     region: &mut Region,
     bytes: &mut [u8],

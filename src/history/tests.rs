@@ -115,40 +115,6 @@ fn random_timings_never_fold_at_the_defaults() {
     }
 }
 
-/// The behavior stabilization of small targets (each window with [`window`])
-/// equals the host's one pass, with and without folded recommendations.
-#[test]
-fn window_by_window_equals_one_pass() {
-    let mut rng = Rng(0x77);
-    let mut h: History<64, 16> = History::new();
-    let mut at = 0_i64;
-    let windows = [0, 15, 60, 300, 600].map(Duration::from_secs);
-    for _ in 0..3000 {
-        at += i64::try_from(rng.below(40_000)).unwrap();
-        let now = Instant(at);
-        let desired = i32::try_from(rng.below(200)).unwrap() - 20;
-        let current = i32::try_from(rng.below(200)).unwrap() - 20;
-        let up = windows[usize::try_from(rng.below(5)).unwrap()];
-        let down = windows[usize::try_from(rng.below(5)).unwrap()];
-        let s = h.stabilize(desired, current, now, Stabilization::Behavior(up, down));
-        let u = h.recommendation_window(first_after(now, up));
-        let d = h.recommendation_window(first_after(now, down));
-        let (exact_up, exact_down) = (desired.min(u.stored.low), desired.max(d.stored.high));
-        let (low, high) = (exact_up.min(u.folded_a), exact_down.max(d.folded_b));
-        let replicas = current.max(low).min(high);
-        let overflowed = replicas != current.max(exact_up).min(exact_down);
-        let expected = Stabilized {
-            replicas,
-            overflowed,
-            low,
-            high,
-        };
-        assert_eq!(s, expected);
-        h.push_recommendation(desired, now, Duration::from_secs(600));
-    }
-    assert!(h.has_folded());
-}
-
 /// Both stabilizations and the policy periods against a list model: the stored entries
 /// and the kept summaries, each counted when its instant is in the window (computed in
 /// `i128`), with and without folded entries, over windows of every kind.
