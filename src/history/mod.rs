@@ -1,0 +1,555 @@
+//! Recommendation and scale-event history in fixed-capacity byte rings. The rules are stated
+//! in `docs/spec/history.md`; this says how the rings hold them.
+//!
+//! Upstream keeps three unbounded lists per HPA: recommendations, scale-up events and
+//! scale-down events, each reusing "old" slots in place. For recommendations only the
+//! timestamps and values decide anything; for scale events the slots matter too (see "Scale
+//! events" below). Here the recommendations and the events each live in a time-ordered ring of
+//! variable-length entries in a fixed byte array (`R` bytes of recommendations, `E` bytes of
+//! scale events) that drops entries no valid spec can ever count again (recommendations older
+//! than the longest possible window, scale events older than the longest possible policy
+//! period, 1800 s). While a ring has room, every decision equals the one upstream's lists
+//! give.
+//!
+//! # Encoding
+//!
+//! A ring's header holds the instants (`i64` milliseconds) of its oldest and newest entries;
+//! each entry is two varints (LEB128: 7 bits a byte, the high bit set on all bytes but the
+//! last): the gap in milliseconds since the previous entry of the ring, then the value code. A
+//! recommendation's code is its replica count zigzag-encoded; a scale event's is its signed
+//! replica change zigzag-encoded, shifted left by `SLOT_BITS` (7) over its slot in its list
+//! (`event_code`). The oldest entry has no gap (its instant is in the header), and when it
+//! leaves, the next entry's gap moves into the header. The gap is coded around the 15 s sync
+//! period: gaps below 30 s are stored as the zigzag of `gap - 15 s`, in two bytes from 6.808 s
+//! to 23.191 s (a code below 128 gets a zero second byte); longer gaps are stored as they are
+//! (three bytes up to 35 minutes). Always two bytes, not one near 15 s: so the length of an
+//! entry does not follow the timing's jitter, and runs of entries are read several at a time
+//! (a one-byte form for 15 s ± 63 ms would save a byte an entry, and made a 3600 s scan twice
+//! as slow with ±100 ms of jitter). A typical recommendation (15 s period, fewer than 64
+//! replicas) is 3 bytes, 4 with 64 to 8,191 replicas; a scale event is 4 bytes for a change
+//! below 64, 5 up to 8,191.
+//!
+//! Entries stay contiguous: the live bytes are `bytes[head..tail]`, appended at `tail` and
+//! taken from `head`, and moved back to the start when the longest entry might not fit at the
+//! end (a `heapless::Deque<u8, N>` would wrap entries around its end, so that every decode
+//! would check for the wrap; `heapless` still holds the engine's other fixed lists). The code
+//! works on byte slices, shared by every capacity. A scan first finds the oldest entry of its
+//! window or period by adding up gaps from the oldest entry, then reads only the values from
+//! there on, one by one. Hosts (64-bit pointers: `crate::tuning::FAST_FORMS`) compile faster
+//! forms that cost code, with the same results: they add up gaps from the end nearer in time
+//! (few entries for a short window, none when the window covers the whole ring) and read
+//! recommendations in runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6
+//! entries) at a time.
+//!
+//! # Scale events
+//!
+//! Upstream's `storeScaleEvent` (docs/spec/history.md#scale-events) first marks the events of the
+//! change's direction before `now - longest policy period` (of that direction) as outdated, a flag
+//! it never clears, then overwrites the last outdated slot of that direction's list, or appends
+//! when none is outdated. An overwritten event is gone for good, also for the other direction's
+//! policies, which read both lists with their own, possibly longer, periods. Which event goes
+//! depends on the slots, and the slots are not in time order. So each event in the ring carries its
+//! slot, and `EventLists` holds the rest of upstream's lists: each list's length, and the latest
+//! cutoff of its stores (the flagged events are exactly those before it). A slot that no ring entry
+//! holds holds an event older than the retention: outdated, counted by no period. The event a store
+//! overwrites keeps its place in the ring with a change of 0 (its code zeroed in place, same
+//! length), and expires with its neighbours. A failed rescale stores nothing. The unit tests
+//! (`events.rs`) compare this with a model of upstream's lists over random stores (with periods
+//! that change between them, as when an HPA is edited).
+//!
+//! # Capacity guarantee
+//!
+//! At the defaults ([`DEFAULT_RECOMMENDATION_BYTES`], [`DEFAULT_EVENT_BYTES`]) nothing is ever
+//! folded, and every result equals upstream's, when evaluations are at least 15 s apart and replica
+//! counts are at most [`GUARANTEED_REPLICAS`] (8,191; replica changes are then at most 8,191 too),
+//! with the default legacy window (any window up to 3600 s). The worst case over all such timings:
+//! a ring holds the entries of a closed window (3600 s of recommendations, 1800 s of events), each
+//! value takes 2 bytes (3 for an event: its change and its slot, below 128 as a list holds at most
+//! 121 events younger than 1800 s), and every gap is 15 s (two bytes; the shortest three-byte gap,
+//! 23.192 s, costs more time than its byte is worth). That is 962 bytes of recommendations, plus 5
+//! for the first evaluation's two entries at one instant (the seeded current count and the first
+//! recommendation, a three-byte zero gap), and 603 bytes of events (121 events). 8,191 is as far as
+//! the defaults go: one more byte a value would need 1,209 and 724 bytes. The unit tests
+//! (`tests.rs`) compute these figures over every timing; `tests/history_capacity.rs` drives the
+//! engine through the worst case (the rings reach exactly 967 and 603 bytes, fold nothing and equal
+//! upstream), and through rings one byte smaller and counts above 8,191, which fold
+//! (conservatively, and reported whenever a folded entry changed a result). Typical histories fit
+//! longer: at 3 bytes an entry, the default rings hold 333 recommendations (83 minutes at 15 s); at
+//! 4 bytes, 152 scale events (38 minutes of a rescale every 15 s; rescales are usually much
+//! sparser).
+//!
+//! # Overflow
+//!
+//! When an entry does not fit, the oldest entries are folded into a summary instead of being
+//! lost. Summaries come in up to [`GENERATIONS`] generations per ring, each covering one cell
+//! of a grid of spans 1/7 of the retention (515 s of recommendations, 258 s of events at the
+//! defaults): recommendations keep their minimum and maximum with the newest folded instant,
+//! events their sums. A folded entry therefore stays visible less than one span longer than
+//! upstream's would, which only ever holds the replica count back (more stabilization, smaller
+//! scale-up and scale-down budgets): the conservative choice. When a new generation is needed
+//! and all are in use, the oldest one is merged into the next (at one retention for every
+//! call, the oldest is then older than the whole retention span, but a merge stays
+//! conservative whatever the spans were). Every result that a summary influenced is reported
+//! as `overflowed`. A folded event's slot counts as free (outdated), where upstream may still
+//! hold a recent event, so a later store may overwrite another event than upstream's: while
+//! any event is folded, every policy period is reported as `overflowed`. An event whose slot
+//! does not fit 7 bits (a list of more than 128 events younger than its longest period, only
+//! possible with evaluations less than 15 s apart) is folded too.
+//!
+//! # Source layout
+//!
+//! `codec.rs`: varints and the gap and value codes; `ring.rs`: the byte ring; `scan.rs`: the
+//! cutoff of a window and what its entries, stored and folded, add up to; `summary.rs`:
+//! folding; `events.rs`: upstream's scale-event lists and the slot a store overwrites;
+//! `fast.rs`: the hosts' fast forms; this file: the [`History`] API. Each file holds the unit
+//! tests of its layer, `tests.rs` those of the whole history.
+
+mod codec;
+mod events;
+mod fast;
+mod ring;
+mod scan;
+mod summary;
+
+pub use events::{Direction, LoadError, ScaleEvent};
+
+use crate::time::{Duration, Instant, ZeroIsMin};
+use crate::tuning::FAST_FORMS;
+use codec::{event_change, event_code, event_slot, unzigzag, zigzag, SLOT_BITS};
+use events::{take_slot, EventLists};
+use ring::Ring;
+use scan::{first_after, first_not_before, window, Window, WindowBounds};
+use summary::{record, Generations, Kind};
+
+/// The longest policy period Kubernetes accepts; older events never count again.
+pub(crate) const EVENT_RETENTION: Duration = Duration::from_secs(1800);
+
+/// The longest behavior stabilization window Kubernetes accepts.
+pub(crate) const BEHAVIOR_WINDOW_LIMIT: Duration = Duration::from_secs(3600);
+
+/// Default recommendation ring capacity in bytes: every recommendation of a 3600 s window
+/// (967 bytes at worst, see the module docs), with room to spare.
+pub const DEFAULT_RECOMMENDATION_BYTES: usize = 1000;
+
+/// Default scale-event ring capacity in bytes: every scale event of the longest policy period
+/// (1800 s; 482 bytes at worst), with room to spare.
+pub const DEFAULT_EVENT_BYTES: usize = 608;
+
+/// The largest replica count (and replica change) the default capacities are guaranteed to
+/// hold without folding, at evaluations at least 15 s apart: its zigzag code has two bytes.
+pub const GUARANTEED_REPLICAS: i32 = 8191;
+
+/// The most bytes one entry takes: a 64-bit gap (10 bytes) and a value code of up to 39 bits
+/// (6 bytes: a scale event's 32-bit change and 7-bit list slot).
+pub const MAX_ENTRY_BYTES: usize = 16;
+
+/// How many summary generations each ring keeps.
+pub const GENERATIONS: usize = 8;
+
+/// Replica changes counted for one policy period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct PeriodChanges {
+    pub added: i32,
+    pub deleted: i32,
+    pub overflowed: bool,
+}
+
+/// Which stabilization [`History::stabilize`] does.
+#[derive(Clone, Copy)]
+pub(crate) enum Stabilization {
+    /// The legacy path's downscale window.
+    Legacy(Duration),
+    /// A behavior's scale-up and scale-down windows.
+    Behavior(Duration, Duration),
+}
+
+/// The bounds a stabilization found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stabilized {
+    pub replicas: i32,
+    pub overflowed: bool,
+    /// `replicas` is `current` clamped into `[low, high]` (for explanations).
+    pub low: i32,
+    pub high: i32,
+}
+
+/// Both histories of one HPA: `R` bytes of recommendations, `E` bytes of scale events (see
+/// the module docs for what they hold).
+#[derive(Clone, Debug)]
+pub struct History<const R: usize, const E: usize> {
+    recommendations: Ring<R>,
+    events: Ring<E>,
+    folded_recommendations: Generations,
+    folded_events: Generations,
+    /// What upstream's scale-event lists hold beyond the ring's entries.
+    lists: EventLists,
+    /// Upstream has a list (possibly empty); a new HPA has none, and its first evaluation
+    /// seeds `(current, now)`.
+    seeded: bool,
+}
+
+impl<const R: usize, const E: usize> Default for History<R, E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const R: usize, const E: usize> History<R, E> {
+    /// An empty, unseeded history.
+    pub const fn new() -> Self {
+        History {
+            recommendations: Ring::new(),
+            events: Ring::new(),
+            folded_recommendations: Generations::new(),
+            folded_events: Generations::new(),
+            lists: EventLists::NEW,
+            seeded: false,
+        }
+    }
+
+    /// Appends a recommendation, dropping entries older than `retention` and folding the
+    /// oldest ones when the ring is full.
+    pub(crate) fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
+        self.seeded = true;
+        let ring = &mut self.recommendations;
+        record(
+            &mut ring.region,
+            &mut ring.bytes,
+            &mut self.folded_recommendations,
+            Kind::Recommendations,
+            now,
+            zigzag(replicas),
+            retention,
+        );
+    }
+
+    /// Seeds `(current, now)` if upstream would have no list yet.
+    pub(crate) fn seed(&mut self, current: i32, now: Instant, retention: Duration) {
+        if !self.seeded {
+            self.push_recommendation(current, now, retention);
+        }
+    }
+
+    /// Stabilization; the caller then records `desired` (one call for both paths).
+    ///
+    /// Legacy (docs/spec/normalization.md#legacy-stabilization): the maximum of `desired` and every
+    /// recommendation not before `now - window`. When folded recommendations fall in the window,
+    /// upstream's maximum lies somewhere between the ring's maximum and the summary's `high`; the
+    /// result is then `current` clamped into that range, which never moves further than upstream (a
+    /// stale high value must not scale the target up) and is reported as overflowed.
+    ///
+    /// Behavior (docs/spec/normalization.md#behavior-stabilization): `current` clamped into
+    /// `[min over the up window, max over the down window]` (both including `desired`).
+    ///
+    /// One routine: the legacy path is the behavior's scale-down half without a scale-up
+    /// window, its lower bound raised to the upper one.
+    pub(crate) fn stabilize(
+        &self,
+        desired: i32,
+        current: i32,
+        now: Instant,
+        windows: Stabilization,
+    ) -> Stabilized {
+        let (up_from, down_from) = match windows {
+            Stabilization::Legacy(window) => (None, first_not_before(now, window)),
+            Stabilization::Behavior(up, down) => (first_after(now, up), first_after(now, down)),
+        };
+        let legacy = matches!(windows, Stabilization::Legacy(_));
+        let bounds = if FAST_FORMS && !legacy {
+            // Hosts read both windows in one pass.
+            let (ring, folded) = (&self.recommendations, &self.folded_recommendations);
+            fast::stabilization_bounds(ring, folded, up_from, down_from)
+        } else {
+            // Each window on its own (the legacy path has no scale-up window: no scan).
+            let u = self.recommendation_window(up_from);
+            let d = self.recommendation_window(down_from);
+            WindowBounds {
+                low: u.stored.low,
+                high: d.stored.high,
+                folded_low: u.folded_a,
+                folded_high: d.folded_b,
+            }
+        };
+        let (mut up, mut down) = (desired.min(bounds.low), desired.max(bounds.high));
+        let (folded_up, folded_down) = (bounds.folded_low, bounds.folded_high);
+        if legacy {
+            up = down;
+        }
+        let stabilize = |low: i32, high: i32| current.max(low).min(high);
+        let (exact_up, exact_down) = (up, down);
+        (up, down) = (up.min(folded_up), down.max(folded_down));
+        let replicas = stabilize(up, down);
+        // The legacy path reports any folded maximum above the exact one.
+        let overflowed = if legacy {
+            down != up
+        } else {
+            replicas != stabilize(exact_up, exact_down)
+        };
+        Stabilized {
+            replicas,
+            overflowed,
+            low: up,
+            high: down,
+        }
+    }
+
+    /// The [`Window`] of the recommendations not before `from` (none for `None`).
+    #[inline]
+    fn recommendation_window(&self, from: Option<i64>) -> Window {
+        let ring = &self.recommendations;
+        window(
+            &ring.region,
+            &ring.bytes,
+            &self.folded_recommendations,
+            Kind::Recommendations,
+            from,
+        )
+    }
+
+    /// Records a successful rescale from `old` to `new` replicas as upstream's
+    /// `storeScaleEvent` does (docs/spec/history.md#scale-events): the events of the change's
+    /// direction before `now - longest_period_seconds` (the longest policy period of that
+    /// direction, never negative: `getLongestPolicyPeriod` starts at 0) become outdated, and the
+    /// new event overwrites the last outdated slot of its list, or is appended. The overwritten
+    /// event is gone, also for the other direction's periods. Not inlined: the caller's frame (the
+    /// reconcile's, on the deepest stack path) would hold its locals.
+    #[inline(never)]
+    pub(crate) fn record_scale_event(
+        &mut self,
+        old: i32,
+        new: i32,
+        now: Instant,
+        longest_period_seconds: i32,
+    ) {
+        // The exact difference, clamped to the `i32` range.
+        let change = new.saturating_sub(old);
+        if change == 0 {
+            return;
+        }
+        let d = Direction::of(change);
+        // Exact: at most 2^31 s is 2^41 ms, and an underflow saturates to the lowest instant,
+        // which no event is before.
+        let longest_ms = i64::from(longest_period_seconds).wrapping_mul(1000);
+        let cutoff = now.millis().saturating_sub(longest_ms);
+        let (len, outdated_before) = self.lists.list_mut(d);
+        *outdated_before = (*outdated_before).max(ZeroIsMin::new(cutoff));
+        // Events the retention drops now are outdated: choosing one before it is dropped
+        // frees the same slot as choosing it after.
+        let ring = &mut self.events;
+        let region = ring.region;
+        let outdated_end = region.seek(&ring.bytes, outdated_before.millis());
+        let live = ring
+            .bytes
+            .get_mut(region.head as usize..region.tail as usize)
+            .unwrap_or_default();
+        let slot = take_slot(live, d, outdated_end, *len);
+        if slot == *len {
+            // Cannot overflow in practice: 2^32 rescales of one direction.
+            *len = len.wrapping_add(1);
+        }
+        self.store_event(now, change, slot);
+    }
+
+    /// Records a scale event in `slot` of its list. A slot that does not fit the code is beyond
+    /// the capacity guarantee (more than 128 events in one list younger than its longest
+    /// period): the event is folded, as an event that does not fit the ring, and its slot
+    /// then counts as free.
+    fn store_event(&mut self, at: Instant, change: i32, slot: u32) {
+        let folded = &mut self.folded_events;
+        if slot >> SLOT_BITS != 0 {
+            // Slot 0 in the code: the slot does not fit it, and summaries keep no slot.
+            let code = event_code(change, 0);
+            folded.fold_entry(Kind::Events, at.millis(), code, EVENT_RETENTION);
+            return;
+        }
+        let ring = &mut self.events;
+        record(
+            &mut ring.region,
+            &mut ring.bytes,
+            folded,
+            Kind::Events,
+            at,
+            event_code(change, slot),
+            EVENT_RETENTION,
+        );
+    }
+
+    /// Replicas added and deleted by events strictly after `now - period`
+    /// (docs/spec/normalization.md#period-start).
+    pub(crate) fn changes_in_period(
+        &self,
+        now: Instant,
+        period: Duration,
+        direction: Direction,
+    ) -> PeriodChanges {
+        let ring = &self.events;
+        let w = window(
+            &ring.region,
+            &ring.bytes,
+            &self.folded_events,
+            Kind::Events,
+            first_after(now, period),
+        );
+        let (mut added, mut deleted) = (w.stored.added, w.stored.deleted);
+        // Count folded events only where they shrink this direction's budget. Either way
+        // upstream may count them differently (folded events of the other direction would
+        // widen it), so the decision is reported. Every count is non-negative: saturating
+        // each addition saturates the exact sum.
+        match direction {
+            Direction::Up => added = added.saturating_add(w.folded_a),
+            Direction::Down => deleted = deleted.saturating_add(w.folded_b),
+        }
+        PeriodChanges {
+            added,
+            deleted,
+            overflowed: w.any_folded,
+        }
+    }
+
+    /// Loads upstream history (conformance tests and migrations): the recommendations as
+    /// `(replicas, instant)` in any order, and upstream's two scale-event lists slot by slot
+    /// (`None` for an event older than this engine keeps, 1800 s, or unknown: outdated and
+    /// counted for nothing). `seeded` says whether upstream had a recommendation list.
+    /// Entries beyond the capacity are folded as usual.
+    ///
+    /// # Errors
+    ///
+    /// A change that is not positive, or outdated flags that upstream cannot produce (an
+    /// outdated event not older than every event that is not outdated in its list); the
+    /// history is then unchanged.
+    pub fn load(
+        &mut self,
+        seeded: bool,
+        recommendations: &[(i32, Instant)],
+        scale_up_events: &[Option<ScaleEvent>],
+        scale_down_events: &[Option<ScaleEvent>],
+    ) -> Result<(), LoadError> {
+        let lists = [
+            (Direction::Up, scale_up_events),
+            (Direction::Down, scale_down_events),
+        ];
+        let mut loaded = EventLists::NEW;
+        for (d, list) in lists {
+            let events = || {
+                list.iter()
+                    .enumerate()
+                    .filter_map(|(i, e)| Some((i, (*e)?)))
+            };
+            let mut outdated_before = i64::MIN;
+            for (slot, e) in events() {
+                if e.change <= 0 {
+                    return Err(LoadError::ChangeNotPositive { list: d, slot });
+                }
+                if e.outdated {
+                    outdated_before = outdated_before.max(e.at.millis().saturating_add(1));
+                }
+            }
+            if let Some((slot, _)) =
+                events().find(|(_, e)| !e.outdated && e.at.millis() < outdated_before)
+            {
+                return Err(LoadError::OutdatedNotOldest { list: d, slot });
+            }
+            let (len, before) = loaded.list_mut(d);
+            *len = u32::try_from(list.len()).map_err(|_| LoadError::TooLong { list: d })?;
+            *before = ZeroIsMin::new(outdated_before);
+        }
+        *self = History::new();
+        self.lists = loaded;
+        let keep_all = Duration(i64::MAX);
+        // Oldest first (the rings are time-ordered): a selection by (instant, position), which
+        // needs no buffer.
+        let mut last = None;
+        while let Some((i, &(replicas, at))) = recommendations
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, at))| last.is_none_or(|l| (at.millis(), *i) > l))
+            .min_by_key(|(i, (_, at))| (at.millis(), *i))
+        {
+            last = Some((at.millis(), i));
+            self.push_recommendation(replicas, at, keep_all);
+        }
+        let mut last = None;
+        loop {
+            let next = lists
+                .iter()
+                .flat_map(|&(d, list)| {
+                    list.iter()
+                        .enumerate()
+                        .filter_map(move |(slot, e)| Some((e.as_ref()?.at.millis(), d, slot, e)))
+                })
+                .filter(|&(at, d, slot, _)| last.is_none_or(|l| (at, d, slot) > l))
+                .min_by_key(|&(at, d, slot, _)| (at, d, slot));
+            let Some((at, d, slot, Some(e))) = next else {
+                break;
+            };
+            last = Some((at, d, slot));
+            let change = match d {
+                Direction::Up => e.change,
+                Direction::Down => e.change.saturating_neg(),
+            };
+            self.store_event(e.at, change, u32::try_from(slot).unwrap_or(u32::MAX));
+        }
+        self.seeded = seeded || !recommendations.is_empty();
+        Ok(())
+    }
+
+    /// Number of stored recommendations (excluding folded ones).
+    pub fn recommendation_count(&self) -> usize {
+        self.recommendations.iter().count()
+    }
+
+    /// The stored recommendations as `(replicas, instant)`, oldest first.
+    pub fn recommendations(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
+        self.recommendations
+            .iter()
+            .map(|(at, code)| (unzigzag(code), Instant(at)))
+    }
+
+    /// The stored scale events as `(signed change, instant)`, oldest first.
+    pub fn scale_events(&self) -> impl Iterator<Item = (i32, Instant)> + '_ {
+        self.events
+            .iter()
+            .map(|(at, code)| (event_change(code), Instant(at)))
+            .filter(|&(change, _)| change != 0)
+    }
+
+    /// Upstream's `scaleUpEvents` or `scaleDownEvents` list, slot by slot: `None` for a slot
+    /// whose event is older than the ring keeps (or was folded). Reads the ring once per slot:
+    /// for inspection and tests, not for an evaluation's path.
+    pub fn scale_event_list(
+        &self,
+        list: Direction,
+    ) -> impl Iterator<Item = Option<ScaleEvent>> + '_ {
+        let (len, outdated_before) = self.lists.list(list);
+        (0..len).map(move |slot| {
+            self.events
+                .iter()
+                .map(|(at, code)| (at, event_change(code), event_slot(code)))
+                .find(|&(_, change, s)| s == slot && list.holds(change))
+                .map(|(at, change, _)| ScaleEvent {
+                    change: change.saturating_abs(),
+                    at: Instant(at),
+                    outdated: at < outdated_before,
+                })
+        })
+    }
+
+    /// Bytes in use in the recommendation and the scale-event ring (out of `R` and `E`).
+    pub fn bytes_used(&self) -> (usize, usize) {
+        (self.recommendations.used(), self.events.used())
+    }
+
+    /// Whether some entry was folded into a summary that is still kept (results it
+    /// influences are reported as overflowed).
+    pub fn has_folded(&self) -> bool {
+        self.folded_recommendations.len != 0 || self.folded_events.len != 0
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
+mod tests;
