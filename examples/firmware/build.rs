@@ -38,6 +38,9 @@ use hpa::tolerance::Tolerance;
 use serde_json::Value;
 use testkit::conformance::*;
 
+#[path = "src/varint.rs"]
+mod varint;
+
 // ---------------------------------------------------------------------------------------------
 // Encoder
 
@@ -85,19 +88,11 @@ impl Out {
     fn flag(&mut self, v: bool) {
         self.u8(u8::from(v));
     }
-    fn uv(&mut self, mut v: u128) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                self.u8(b);
-                return;
-            }
-            self.u8(b | 0x80);
-        }
+    fn uv(&mut self, v: u128) {
+        varint::write(v, |b| self.buf.push(b));
     }
     fn sv(&mut self, v: i128) {
-        self.uv(((v << 1) ^ (v >> 127)) as u128);
+        self.uv(varint::zigzag(v));
     }
     fn usize(&mut self, v: usize) {
         self.uv(v as u128);
