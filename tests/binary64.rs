@@ -11,6 +11,7 @@ use hpa::arith::binary64::F64;
 use hpa::quantity::{Format, Quantity};
 use hpa::Tolerance;
 use std::time::Instant;
+use testkit::Rng;
 
 /// Iterations per property test.
 const N: usize = if cfg!(debug_assertions) {
@@ -19,47 +20,26 @@ const N: usize = if cfg!(debug_assertions) {
     10_000_000
 };
 
-/// splitmix64.
-struct Rng(u64);
+/// The floating-point draws of these tests, on the shared generator.
+trait Operands {
+    fn u64_any_width(&mut self) -> u64;
+    fn nudge(&mut self, x: f64) -> f64;
+    fn nice(&mut self) -> f64;
+    fn operand(&mut self) -> f64;
+    fn pair(&mut self) -> (f64, f64);
+}
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0; slight modulo bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range_i64(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = (hi as i128 - lo as i128 + 1) as u128;
-        (lo as i128 + (u128::from(self.next()) % span) as i128) as i64
-    }
-
-    fn bool(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-
+impl Operands for Rng {
     /// A u64 with a random number of significant bits.
     fn u64_any_width(&mut self) -> u64 {
         let s = self.below(64) as u32;
-        self.next() >> s
+        self.next_u64() >> s
     }
 
     /// Moves `x` by a few ulps (through the bit pattern, so it may cross zero/infinity
     /// boundaries into neighbouring classes, which is fine).
     fn nudge(&mut self, x: f64) -> f64 {
-        let k = self.range_i64(-3, 3);
+        let k = self.range(-3, 3);
         f64::from_bits(x.to_bits().wrapping_add(k as u64))
     }
 
@@ -67,22 +47,22 @@ impl Rng {
     fn nice(&mut self) -> f64 {
         let sign = if self.bool() { -1.0 } else { 1.0 };
         let v = match self.below(14) {
-            0 => self.range_i64(-1000, 1000) as f64,
-            1 => (self.range_i64(-1000, 1000) + (1i64 << 53)) as f64,
+            0 => self.range(-1000, 1000) as f64,
+            1 => (self.range(-1000, 1000) + (1i64 << 53)) as f64,
             2 => {
-                let a = self.range_i64(-100_000, 100_000) as f64;
-                let b = self.range_i64(1, 1000) as f64;
+                let a = self.range(-100_000, 100_000) as f64;
+                let b = self.range(1, 1000) as f64;
                 a / b
             }
             3 => {
                 // Near a power of two.
-                let e = self.range_i64(1, 2046) as u64;
+                let e = self.range(1, 2046) as u64;
                 let x = f64::from_bits(e << 52);
                 self.nudge(x)
             }
             4 => {
                 // Subnormal (or tiny).
-                let frac = self.next() >> (12 + self.below(52));
+                let frac = self.next_u64() >> (12 + self.below(52));
                 f64::from_bits(frac)
             }
             5 => match self.below(9) {
@@ -114,26 +94,26 @@ impl Rng {
             7 => {
                 // A short decimal such as 0.18, 1.1, 12.5, 350e-3.
                 let m = self.below(100_000);
-                let e = self.range_i64(-8, 4);
+                let e = self.range(-8, 4);
                 format!("{m}e{e}").parse::<f64>().unwrap_or(0.0)
             }
             8 => {
                 // Percentages as the HPA uses them.
-                let p = self.range_i64(0, 1000) as f64;
+                let p = self.range(0, 1000) as f64;
                 1.0 + p / 100.0
             }
-            9 => self.range_i64(i64::MIN, i64::MAX) as f64,
-            10 => self.range_i64(-(1 << 40), 1 << 40) as f64 / 1024.0,
+            9 => self.range(i64::MIN, i64::MAX) as f64,
+            10 => self.range(-(1 << 40), 1 << 40) as f64 / 1024.0,
             11 => {
                 // Random exponent, random fraction.
-                let e = self.range_i64(0, 2047) as u64;
-                f64::from_bits((e << 52) | (self.next() >> 12))
+                let e = self.range(0, 2047) as u64;
+                f64::from_bits((e << 52) | (self.next_u64() >> 12))
             }
             12 => {
-                let x = self.range_i64(-100, 100) as f64 + 0.5;
+                let x = self.range(-100, 100) as f64 + 0.5;
                 self.nudge(x)
             }
-            _ => f64::from_bits(self.next()),
+            _ => f64::from_bits(self.next_u64()),
         };
         sign * v
     }
@@ -141,7 +121,7 @@ impl Rng {
     /// Random bits or a nice value.
     fn operand(&mut self) -> f64 {
         if self.bool() {
-            f64::from_bits(self.next())
+            f64::from_bits(self.next_u64())
         } else {
             self.nice()
         }
@@ -162,13 +142,13 @@ impl Rng {
                 let frac = if self.bool() {
                     bits & ((1 << 52) - 1)
                 } else {
-                    self.next() >> 12
+                    self.next_u64() >> 12
                 };
                 let s = if self.bool() { 1 << 63 } else { 0 };
                 f64::from_bits(s | (ne << 52) | frac)
             }
             3 => self.nice(),
-            4 => f64::from_bits(self.next()),
+            4 => f64::from_bits(self.next_u64()),
             _ => self.operand(),
         };
         if self.bool() {
@@ -322,16 +302,16 @@ fn int_to_float_matches_host() {
     let mut count = 0usize;
     for i in 0..N {
         let u = match i % 4 {
-            0 => rng.next(),
+            0 => rng.next_u64(),
             1 => rng.u64_any_width(),
-            2 => (1u64 << (53 + rng.below(11))).wrapping_add(rng.range_i64(-4, 4) as u64),
+            2 => (1u64 << (53 + rng.below(11))).wrapping_add(rng.range(-4, 4) as u64),
             _ => u64::MAX - rng.below(5000),
         };
         let s = u as i64;
         let s2 = if rng.bool() { s } else { s.wrapping_neg() };
         same(F64::from_u64(u), u as f64, &|| format!("from_u64 {u}"));
         same(F64::from_i64(s2), s2 as f64, &|| format!("from_i64 {s2}"));
-        let w = ((u128::from(rng.next()) << 64) | u128::from(rng.next())) >> rng.below(128);
+        let w = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> rng.below(128);
         let w = if rng.bool() {
             w as i128
         } else {
@@ -445,15 +425,15 @@ fn go_approximate_float64_matches_host() {
     let mut count = 0usize;
     for i in 0..N {
         let m = match i % 3 {
-            0 => rng.range_i64(-100_000, 100_000),
+            0 => rng.range(-100_000, 100_000),
             1 => rng.u64_any_width() as i64,
-            _ => rng.next() as i64,
+            _ => rng.next_u64() as i64,
         };
         let e = match rng.below(4) {
-            0 => rng.range_i64(-9, 9) as i32,
-            1 => rng.range_i64(-400, 400) as i32,
-            2 => rng.range_i64(-30, 30) as i32,
-            _ => rng.next() as i32,
+            0 => rng.range(-9, 9) as i32,
+            1 => rng.range(-400, 400) as i32,
+            2 => rng.range(-30, 30) as i32,
+            _ => rng.next_u64() as i32,
         };
         let want = if e == 0 {
             m as f64
@@ -504,16 +484,17 @@ fn tolerance_from_quantity_matches_go() {
         // Mantissas of every width up to 38 digits (both sides of Go's 18-digit fast path),
         // exponents around nano and far from it.
         let digits = match i % 4 {
-            0 => rng.range_i64(1, 4),
-            1 => rng.range_i64(16, 21),
-            _ => rng.range_i64(1, 38),
+            0 => rng.range(1, 4),
+            1 => rng.range(16, 21),
+            _ => rng.range(1, 38),
         } as u32;
-        let high = ((u128::from(rng.next()) << 64) | u128::from(rng.next())) % 10u128.pow(digits);
+        let high =
+            ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) % 10u128.pow(digits);
         let mantissa = high.max(1) as i128;
         let exponent = match rng.below(3) {
-            0 => rng.range_i64(-14, 6),
-            1 => rng.range_i64(-40, 40),
-            _ => rng.range_i64(-3000, 3000),
+            0 => rng.range(-14, 6),
+            1 => rng.range(-40, 40),
+            _ => rng.range(-3000, 3000),
         } as i32;
         let format = if rng.bool() {
             Format::DecimalSI
@@ -546,13 +527,13 @@ fn tolerance_from_quantity_matches_go() {
 /// A random exponent for `from_decimal`.
 fn dec_exponent(rng: &mut Rng) -> i32 {
     match rng.below(8) {
-        0 => rng.range_i64(-25, 25) as i32,
-        1 => rng.range_i64(-350, 330) as i32,
-        2 => rng.range_i64(-345, -300) as i32,
-        3 => rng.range_i64(280, 312) as i32,
-        4 => rng.next() as i32,
-        5 => rng.range_i64(-2000, 2000) as i32,
-        _ => rng.range_i64(-60, 60) as i32,
+        0 => rng.range(-25, 25) as i32,
+        1 => rng.range(-350, 330) as i32,
+        2 => rng.range(-345, -300) as i32,
+        3 => rng.range(280, 312) as i32,
+        4 => rng.next_u64() as i32,
+        5 => rng.range(-2000, 2000) as i32,
+        _ => rng.range(-60, 60) as i32,
     }
 }
 
@@ -574,11 +555,11 @@ fn from_decimal_matches_parse() {
         let negative = rng.bool();
         let (m, e) = match i % 6 {
             0 => (rng.u64_any_width(), dec_exponent(&mut rng)),
-            1 => (rng.next(), dec_exponent(&mut rng)),
+            1 => (rng.next_u64(), dec_exponent(&mut rng)),
             2 => (rng.below(1000), dec_exponent(&mut rng)),
             3 => {
                 // A random double's shortest or 17-digit decimal form.
-                let x = f64::from_bits(rng.next() & !(1 << 63));
+                let x = f64::from_bits(rng.next_u64() & !(1 << 63));
                 if !x.is_finite() {
                     continue;
                 }
@@ -608,14 +589,14 @@ fn from_decimal_matches_parse() {
                 if lo >= hi {
                     continue;
                 }
-                let o = (lo + u128::from(rng.next()) % (hi - lo)) | 1;
+                let o = (lo + u128::from(rng.next_u64()) % (hi - lo)) | 1;
                 if (o * five) >> 53 != 1 {
                     continue;
                 }
                 let max_j = 64 - (128 - o.leading_zeros());
                 let j = rng.below(u64::from(max_j) + 1) as u32;
                 let m = (o << j) as u64;
-                let delta = rng.range_i64(-1, 1);
+                let delta = rng.range(-1, 1);
                 let m = m.wrapping_add(delta as u64);
                 let mut e = p as i32;
                 let mut m2 = m;
@@ -635,9 +616,9 @@ fn from_decimal_matches_parse() {
                 let m = rng.u64_any_width();
                 let digits = m.max(1).ilog10() as i32 + 1;
                 let e = if rng.bool() {
-                    308 - digits + rng.range_i64(-2, 2) as i32
+                    308 - digits + rng.range(-2, 2) as i32
                 } else {
-                    -324 - digits + rng.range_i64(-3, 20) as i32
+                    -324 - digits + rng.range(-3, 20) as i32
                 };
                 (m, e)
             }

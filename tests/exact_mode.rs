@@ -21,6 +21,7 @@ use hpa::spec::{
 };
 use hpa::{Arithmetic, Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
 use hpa::{Pod, PodSamples, Quantity, Sample, Settings, Tolerance};
+use testkit::Rng;
 
 const MODES: [Arithmetic; 2] = [Arithmetic::Kubernetes, Arithmetic::Exact];
 
@@ -28,23 +29,6 @@ fn settings(arithmetic: Arithmetic) -> Settings {
     Settings {
         arithmetic,
         ..Settings::DEFAULT
-    }
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + i64::try_from(self.next() % u64::try_from(hi - lo + 1).unwrap()).unwrap()
     }
 }
 
@@ -699,7 +683,7 @@ fn external_per_pod_beyond_2_pow_53() {
 /// agree. Where it is an integer, float64 can only land on it or a hair above.
 #[test]
 fn randomized_utilization_modes_and_references() {
-    let mut rng = Rng(0xE8AC_7000);
+    let mut rng = Rng::new(0xE8AC_7000);
     let (mut agree, mut differ) = (0, 0);
     for _ in 0..4000 {
         let n = rng.range(1, 120);
@@ -745,7 +729,7 @@ fn randomized_object_value_modes_and_references() {
         name: "front",
         api_version: "v1",
     };
-    let mut rng = Rng(0x0B1E_C700);
+    let mut rng = Rng::new(0x0B1E_C700);
     for _ in 0..4000 {
         let n = rng.range(1, 60);
         let target = rng.range(1, 100_000);

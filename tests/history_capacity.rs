@@ -34,32 +34,10 @@ use hpa::spec::{
 };
 use hpa::{Autoscaler, Decision, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
 use hpa::{Quantity, Settings};
+use testkit::Rng;
 
 /// Ring bytes of the reference autoscaler: far more than its histories ever take.
 const REFERENCE: usize = 1 << 15;
-
-/// splitmix64: a small deterministic generator (no dependency).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = u64::try_from(hi - lo).expect("lo <= hi") + 1;
-        lo + i64::try_from(self.next() % span).expect("small span")
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// One External metric with an AverageValue target of 1 (1000 milli-units): outside the
 /// tolerance band the proposal is `ceil(value / 1000)`
@@ -371,12 +349,12 @@ fn drive<const R: usize, const E: usize>(
 ) -> Stats {
     let spec = spec(behavior);
     let hpa = Hpa::new(&spec, settings).expect("valid spec");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut now: i64 = rng.range(-1_000_000, 1_000_000);
     let mut load: i64 = 5_000;
     closed_loop::<R, E>(&hpa, settings, &format!("seed {seed:#x}"), 5, steps, |_| {
         // Time: mostly the 15 s sync period, sometimes irregular, rarely a long pause.
-        now += match rng.next() % 20 {
+        now += match rng.next_u64() % 20 {
             0 => rng.range(601, 2_000) * 1000,
             1..=4 => rng.range(1_000, 40_000),
             _ => 15_000,
@@ -388,10 +366,8 @@ fn drive<const R: usize, const E: usize>(
             (load + rng.range(-4_000, 4_000)).clamp(0, 45_000)
         };
         // Someone else changes the replica count now and then (no scale event).
-        let set_replicas = rng
-            .chance(4)
-            .then(|| i32::try_from(rng.range(i64::from(MIN), i64::from(MAX))).unwrap());
-        let outcome = match rng.next() % 20 {
+        let set_replicas = rng.chance(4).then(|| rng.range32(MIN, MAX));
+        let outcome = match rng.next_u64() % 20 {
             0 => Outcome::Failed,
             1 => Outcome::Unreported,
             _ => Outcome::Succeeded,
@@ -499,7 +475,7 @@ fn default_capacity_run<const R: usize, const E: usize>(
     let mut default: Autoscaler = Autoscaler::new();
     let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
     let mut too_small: Autoscaler<R, E> = Autoscaler::new();
-    let mut rng = Rng(0xC0FF_EE00);
+    let mut rng = Rng::new(0xC0FF_EE00);
     let mut replicas = 10;
     let mut rescales = 0;
     let mut too_small_overflows = 0;
@@ -658,7 +634,7 @@ fn worst_case_windows<const R: usize, const E: usize>(low: i32, high: i32, steps
         scale_up: rules(Some(3600), SelectPolicy::Max, &P),
         scale_down: rules(Some(3600), SelectPolicy::Max, &P),
     };
-    let mut rng = Rng(0x3600_0015);
+    let mut rng = Rng::new(0x3600_0015);
     let (lo, hi) = (i64::from(low), i64::from(high));
     adversarial_run::<R, E>(behavior, (low, high), steps, |_| {
         let load = rng.range(lo, hi);

@@ -1,5 +1,5 @@
 //! Randomized properties of `Autoscaler::evaluate` over random valid specs and random
-//! observations (deterministic splitmix64 generator, fixed seeds; no dependency).
+//! observations (testkit's deterministic generator, fixed seeds).
 //!
 //! Generated: all five metric sources with every target type, random behaviors (windows,
 //! Max/Min/Disabled, Pods/Percent policies, per-direction tolerances), random controller
@@ -35,56 +35,25 @@
 use hpa::autoscaler::{LimitedBy, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
-    ResourceRequest,
+    ConditionStatus, ContainerKind, ContainerUsage, PodPhase, ReadyCondition, ResourceRequest,
 };
-use hpa::metrics::{MetricOutcome, MAX_METRICS};
+use hpa::metrics::MAX_METRICS;
 use hpa::spec::{
     Behavior, CrossVersionObjectReference, MetricIdentifier, MetricSourceType, MetricSpec,
-    MetricTarget, MetricTargetType, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy,
+    MetricTarget, MetricTargetType, PolicyType, ScalingPolicy, SelectPolicy,
 };
-use hpa::Status;
-use hpa::{Arithmetic, Autoscaler, Decision, Duration, EvaluateError, Hpa, HpaSpec, Instant};
-use hpa::{MetricValues, Observation, Pod, PodSamples, Quantity, Sample, Settings, Tolerance};
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = (i128::from(hi) - i128::from(lo) + 1) as u128;
-        let offset = u128::from(self.next()) % span;
-        i64::try_from(i128::from(lo) + offset as i128).unwrap()
-    }
-
-    fn range32(&mut self, lo: i32, hi: i32) -> i32 {
-        i32::try_from(self.range(i64::from(lo), i64::from(hi))).unwrap()
-    }
-
-    fn index(&mut self, len: usize) -> usize {
-        usize::try_from(self.next() % u64::try_from(len).unwrap()).unwrap()
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.index(items.len())]
-    }
-}
+use hpa::{Arithmetic, Autoscaler, Duration, EvaluateError, Hpa, HpaSpec, Instant};
+use hpa::{MetricValues, Observation, Quantity, Settings, Tolerance};
+use testkit::invariants::{check_decision, state};
+use testkit::model::{
+    with_observation, BehaviorModel, ContainerModel, Outcome, PodModel, RulesModel, SampleModel,
+    Step, ValuesModel,
+};
+use testkit::Rng;
 
 // ---------------------------------------------------------------------------------------------
-// Owned models of one sequence; borrowed engine inputs are built from them per step.
+// A generated sequence (owned models, testkit::model; the engine's borrowed inputs are built
+// from them per step).
 
 const POD_NAMES: [&str; 10] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"];
 const CONTAINER_NAMES: [&str; 3] = ["app", "sidecar", "init"];
@@ -102,74 +71,11 @@ struct Case {
     steps: Vec<Step>,
 }
 
-struct RulesModel {
-    window: Option<i32>,
-    select: Option<SelectPolicy>,
-    policies: Option<Vec<ScalingPolicy>>,
-    tolerance: Option<Quantity>,
-}
-
-struct BehaviorModel {
-    up: Option<RulesModel>,
-    down: Option<RulesModel>,
-}
-
-struct ContainerModel {
-    name: &'static str,
-    kind: ContainerKind,
-    requests: Vec<ResourceRequest<'static>>,
-}
-
-struct PodModel {
-    name: &'static str,
-    phase: PodPhase,
-    ready: Option<ReadyCondition>,
-    start_time: Option<Instant>,
-    deleted: bool,
-    containers: Vec<ContainerModel>,
-    requests: Option<Vec<ResourceRequest<'static>>>,
-}
-
-struct SampleModel {
-    milli: i64,
-    timestamp: Instant,
-    window: Duration,
-    containers: Vec<ContainerUsage<'static>>,
-}
-
-enum ValuesModel {
-    Pods {
-        per_pod: Vec<Option<SampleModel>>,
-        orphans: Vec<SampleModel>,
-    },
-    Object(i64),
-    External(Vec<i64>),
-    Error,
-}
-
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Outcome {
-    Succeeded,
-    Failed,
-    Unreported,
-}
-
-struct Step {
-    now: Instant,
-    /// `None`: apply the previous decision (closed loop).
-    replicas: Option<i32>,
-    /// `None`: equal to the replicas.
-    status_replicas: Option<i32>,
-    pods: Vec<PodModel>,
-    values: Vec<ValuesModel>,
-    outcome: Outcome,
-}
-
 // ---------------------------------------------------------------------------------------------
 // Generators
 
 fn positive_quantity(rng: &mut Rng) -> Quantity {
-    match rng.next() % 10 {
+    match rng.next_u64() % 10 {
         0 => Quantity::from_milli(1),
         1 => Quantity::from_milli(i64::MAX),
         2 => Quantity::parse("1Gi").unwrap(),
@@ -191,7 +97,7 @@ fn target(rng: &mut Rng, utilization: bool, value: bool, average: bool) -> Metri
         kinds.push(MetricTargetType::AverageValue);
     }
     match rng.pick(&kinds) {
-        MetricTargetType::Utilization => MetricTarget::utilization(match rng.next() % 8 {
+        MetricTargetType::Utilization => MetricTarget::utilization(match rng.next_u64() % 8 {
             0 => 1,
             1 => i32::MAX,
             _ => rng.range32(1, 200),
@@ -217,7 +123,7 @@ fn metric(rng: &mut Rng) -> MetricSpec<'static> {
         name: "front",
         api_version: "v1",
     };
-    match rng.next() % 5 {
+    match rng.next_u64() % 5 {
         0 => MetricSpec::resource(rng.pick(&["cpu", "memory"]), target(rng, true, false, true)),
         1 => MetricSpec::container_resource(
             rng.pick(&["cpu", "memory"]),
@@ -236,7 +142,7 @@ fn tolerance_quantity(rng: &mut Rng) -> Quantity {
 
 fn rules_model(rng: &mut Rng) -> RulesModel {
     RulesModel {
-        window: rng.chance(60).then(|| match rng.next() % 4 {
+        window: rng.chance(60).then(|| match rng.next_u64() % 4 {
             0 => 0,
             1 => 3600,
             _ => rng.range32(0, 900),
@@ -248,12 +154,12 @@ fn rules_model(rng: &mut Rng) -> RulesModel {
             (0..rng.range(1, 3))
                 .map(|_| ScalingPolicy {
                     type_: rng.pick(&[PolicyType::Pods, PolicyType::Percent]),
-                    value: match rng.next() % 10 {
+                    value: match rng.next_u64() % 10 {
                         0 => i32::MAX,
                         1 => 1,
                         _ => rng.range32(1, 400),
                     },
-                    period_seconds: match rng.next() % 5 {
+                    period_seconds: match rng.next_u64() % 5 {
                         0 => 1800,
                         1 => 1,
                         _ => rng.range32(1, 600),
@@ -299,7 +205,7 @@ fn settings(rng: &mut Rng) -> Settings {
 fn request(rng: &mut Rng, resource: &'static str) -> ResourceRequest<'static> {
     ResourceRequest {
         resource,
-        quantity: match rng.next() % 12 {
+        quantity: match rng.next_u64() % 12 {
             0 => Quantity::from_milli(0),
             1 => Quantity::from_milli(i64::MAX),
             2 => Quantity::parse("0.0005").unwrap(),
@@ -350,7 +256,7 @@ fn pod(rng: &mut Rng, i: usize, now: Instant) -> PodModel {
     }
     PodModel {
         name: POD_NAMES[i],
-        phase: match rng.next() % 20 {
+        phase: match rng.next_u64() % 20 {
             0 => PodPhase::Pending,
             1 => PodPhase::Failed,
             2 => PodPhase::Succeeded,
@@ -358,7 +264,7 @@ fn pod(rng: &mut Rng, i: usize, now: Instant) -> PodModel {
             _ => PodPhase::Running,
         },
         ready: rng.chance(90).then(|| ReadyCondition {
-            status: match rng.next() % 10 {
+            status: match rng.next_u64() % 10 {
                 0 => ConditionStatus::False,
                 1 => ConditionStatus::Unknown,
                 _ => ConditionStatus::True,
@@ -377,7 +283,7 @@ fn pod(rng: &mut Rng, i: usize, now: Instant) -> PodModel {
 }
 
 fn usage(rng: &mut Rng) -> i64 {
-    match rng.next() % 40 {
+    match rng.next_u64() % 40 {
         0 => i64::MAX,
         1 => i64::MIN,
         2 => -rng.range(1, 1000),
@@ -440,7 +346,7 @@ fn values(rng: &mut Rng, metric: &MetricSpec<'_>, pods: usize, now: Instant) -> 
 }
 
 fn replica_count(rng: &mut Rng, max: i32) -> i32 {
-    match rng.next() % 12 {
+    match rng.next_u64() % 12 {
         0 => 0,
         1 => i32::MAX,
         2 => max.saturating_add(rng.range32(1, 5)),
@@ -449,7 +355,7 @@ fn replica_count(rng: &mut Rng, max: i32) -> i32 {
 }
 
 fn case(seed: u64, steps: usize) -> Case {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let count = if rng.chance(80) { 1 } else { rng.index(3) + 2 };
     let mut metrics: Vec<MetricSpec<'static>> = (0..count).map(|_| metric(&mut rng)).collect();
     let settings = settings(&mut rng);
@@ -459,14 +365,14 @@ fn case(seed: u64, steps: usize) -> Case {
             Some(MetricSourceType::Object | MetricSourceType::External)
         )
     });
-    let min = match rng.next() % 10 {
+    let min = match rng.next_u64() % 10 {
         0 => None,
         1 | 2 if has_obj_ext && settings.scale_to_zero => Some(0),
         3 => Some(rng.range32(2, 10)),
         _ => Some(1),
     };
     let floor = min.unwrap_or(1).max(1);
-    let max = match rng.next() % 15 {
+    let max = match rng.next_u64() % 15 {
         0 => i32::MAX,
         1 => floor,
         _ => floor.saturating_add(rng.range32(0, 50)),
@@ -481,7 +387,7 @@ fn case(seed: u64, steps: usize) -> Case {
     let (min, max) = if valid {
         (min, max)
     } else {
-        match rng.next() % 4 {
+        match rng.next_u64() % 4 {
             0 => {
                 // A target whose type does not match its populated field.
                 metrics[0] = MetricSpec::external(
@@ -505,14 +411,14 @@ fn case(seed: u64, steps: usize) -> Case {
     };
     let scaled_to_zero = rng.chance(15);
 
-    let mut now = Instant(match rng.next() % 10 {
+    let mut now = Instant(match rng.next_u64() % 10 {
         0 => i64::MIN,
         1 => i64::MAX - (1 << 45),
         _ => rng.range(-(1 << 40), 1 << 40),
     });
     let steps = (0..steps)
         .map(|_| {
-            now = Instant(now.millis().saturating_add(match rng.next() % 20 {
+            now = Instant(now.millis().saturating_add(match rng.next_u64() % 20 {
                 0 => 0,
                 1 => 1 << 40,
                 2 => rng.range(1, 14_999),
@@ -530,7 +436,7 @@ fn case(seed: u64, steps: usize) -> Case {
                 status_replicas: rng.chance(15).then(|| replica_count(&mut rng, max)),
                 pods,
                 values,
-                outcome: match rng.next() % 20 {
+                outcome: match rng.next_u64() % 20 {
                     0 | 1 => Outcome::Failed,
                     2..=4 => Outcome::Unreported,
                     _ => Outcome::Succeeded,
@@ -554,24 +460,12 @@ fn case(seed: u64, steps: usize) -> Case {
 // ---------------------------------------------------------------------------------------------
 // Building the engine's borrowed inputs
 
-fn rules(model: &Option<RulesModel>) -> Option<ScalingRules<'_>> {
-    model.as_ref().map(|m| ScalingRules {
-        stabilization_window_seconds: m.window,
-        select_policy: m.select,
-        policies: m.policies.as_deref(),
-        tolerance: m.tolerance,
-    })
-}
-
 fn spec(case: &Case) -> HpaSpec<'_> {
     HpaSpec {
         min_replicas: case.min,
         max_replicas: case.max,
         metrics: &case.metrics,
-        behavior: case.behavior.as_ref().map(|b| Behavior {
-            scale_up: rules(&b.up),
-            scale_down: rules(&b.down),
-        }),
+        behavior: case.behavior.as_ref().map(BehaviorModel::view),
         scale_target_ref: None,
     }
 }
@@ -587,237 +481,8 @@ fn hpa<'a>(case: &Case, spec: &HpaSpec<'a>) -> Hpa<'a> {
     }
 }
 
-fn sample_of(m: &SampleModel) -> Sample<'_> {
-    Sample {
-        milli: m.milli,
-        timestamp: m.timestamp,
-        window: m.window,
-        containers: &m.containers,
-    }
-}
-
-/// Runs `f` with the observation of `step` (replicas given by the caller).
-fn with_observation<R>(
-    step: &Step,
-    replicas: i32,
-    status_replicas: i32,
-    f: impl FnOnce(&Observation<'_>) -> R,
-) -> R {
-    let containers: Vec<Vec<Container<'_>>> = step
-        .pods
-        .iter()
-        .map(|p| {
-            p.containers
-                .iter()
-                .map(|c| Container {
-                    name: c.name,
-                    kind: c.kind,
-                    requests: &c.requests,
-                })
-                .collect()
-        })
-        .collect();
-    let pods: Vec<Pod<'_>> = step
-        .pods
-        .iter()
-        .zip(&containers)
-        .map(|(p, cs)| Pod {
-            name: p.name,
-            phase: p.phase,
-            ready: p.ready,
-            start_time: p.start_time,
-            deleted: p.deleted,
-            containers: cs,
-            requests: p.requests.as_deref(),
-        })
-        .collect();
-    let samples: Vec<(Vec<Option<Sample<'_>>>, Vec<Sample<'_>>)> = step
-        .values
-        .iter()
-        .map(|v| match v {
-            ValuesModel::Pods { per_pod, orphans } => (
-                per_pod.iter().map(|s| s.as_ref().map(sample_of)).collect(),
-                orphans.iter().map(sample_of).collect(),
-            ),
-            _ => (Vec::new(), Vec::new()),
-        })
-        .collect();
-    let values: Vec<MetricValues<'_>> = step
-        .values
-        .iter()
-        .zip(&samples)
-        .map(|(v, (per_pod, orphans))| match v {
-            ValuesModel::Pods { .. } => MetricValues::Pods(PodSamples { per_pod, orphans }),
-            ValuesModel::Object(x) => MetricValues::Object(*x),
-            ValuesModel::External(xs) => MetricValues::External(xs),
-            ValuesModel::Error => MetricValues::Error("the metrics adapter is unavailable"),
-        })
-        .collect();
-    let obs = Observation {
-        now: step.now,
-        replicas,
-        status_replicas,
-        pods: &pods,
-        metrics: &values,
-    };
-    f(&obs)
-}
-
 // ---------------------------------------------------------------------------------------------
 // Properties
-
-/// Everything observable about an autoscaler's state.
-fn state<const R: usize, const E: usize>(a: &Autoscaler<R, E>) -> String {
-    format!(
-        "{:?} pending={} recommendations={:?} events={:?}",
-        a.status(),
-        a.rescale_pending(),
-        a.history().recommendations().collect::<Vec<_>>(),
-        a.history().scale_events().collect::<Vec<_>>()
-    )
-}
-
-fn scaled_to_zero(status: &Status) -> bool {
-    status
-        .conditions
-        .get(ConditionType::ScaledToZero)
-        .is_some_and(|c| c.status == ConditionStatus::True)
-}
-
-/// The combined proposal of docs/spec/metrics.md#combination recomputed from the per-metric
-/// outcomes: (max valid proposal with the "0 is replaced" rule, invalid count).
-fn combine(d: &Decision<'_>) -> (i32, usize) {
-    let mut replicas = 0;
-    let mut invalid = 0;
-    for outcome in &d.metrics {
-        match outcome {
-            MetricOutcome::Proposal(p) => {
-                if replicas == 0 || p.replicas > replicas {
-                    replicas = p.replicas;
-                }
-            }
-            MetricOutcome::Error(_) => invalid += 1,
-        }
-    }
-    (replicas, invalid)
-}
-
-/// Checks one decision against the rules of docs/spec/reconcile.md (see the module docs).
-fn check_decision(
-    case: &Case,
-    hpa: &Hpa<'_>,
-    before: &Status,
-    d: &Decision<'_>,
-    current: i32,
-    context: &dyn Fn() -> String,
-) {
-    let (min, max) = (hpa.min_replicas(), hpa.max_replicas());
-    let gate = case.settings.scale_to_zero;
-    let stz = gate && scaled_to_zero(before);
-    let has_obj_ext = hpa.has_object_or_external_metric();
-    // R4/R5: metrics are computed at zero replicas if `(min != 0 && scaledToZero) ||
-    // canScaleFromZero`.
-    let can_scale_from_zero = stz && has_obj_ext;
-    let computes_at_zero = (min != 0 && stz) || can_scale_from_zero;
-    assert_eq!(d.current_replicas, current, "{}", context());
-    assert!(!d.rescale || d.desired_replicas != current, "{}", context());
-
-    if current == 0 && !computes_at_zero {
-        // R5: scaling is disabled.
-        assert_eq!(d.limited_by, LimitedBy::ScalingDisabled, "{}", context());
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.proposal),
-            (0, false, None),
-            "{}",
-            context()
-        );
-        assert!(d.metrics.is_empty(), "{}", context());
-        return;
-    }
-    if current != 0 && current > max {
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.proposal),
-            (max, true, None),
-            "{}",
-            context()
-        );
-        assert!(d.metrics.is_empty(), "{}", context());
-        return;
-    }
-    if current != 0 && current < min {
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.proposal),
-            (min, true, None),
-            "{}",
-            context()
-        );
-        return;
-    }
-    // R6: metrics.
-    assert_eq!(d.metrics.len(), hpa.metrics().len(), "{}", context());
-    let (combined, invalid) = combine(d);
-    let failed = invalid == d.metrics.len() || (invalid > 0 && combined < current);
-    assert_eq!(
-        d.limited_by == LimitedBy::InvalidMetrics,
-        failed,
-        "{}",
-        context()
-    );
-    assert_eq!(d.metrics_error.is_some(), invalid > 0, "{}", context());
-    if failed {
-        assert!(!d.rescale, "{}", context());
-        assert_eq!(d.proposal, None, "{}", context());
-        assert_eq!(d.desired_replicas, before.desired_replicas, "{}", context());
-        return;
-    }
-    assert_eq!(d.proposal, Some(combined), "{}", context());
-    assert_eq!(d.rescale, d.desired_replicas != current, "{}", context());
-    let desired = d.desired_replicas;
-    let proposed = combined.max(0);
-    if !case.valid || min > max {
-        return;
-    }
-    assert!(
-        (min..=max).contains(&desired),
-        "desired outside [min, max]: {}",
-        context()
-    );
-    if current == 0 {
-        return;
-    }
-    match hpa.behavior() {
-        Some(b) => {
-            let (lo, hi) = (current.min(proposed), current.max(proposed));
-            assert!(
-                (lo..=hi).contains(&desired),
-                "a behavior only holds back: {}",
-                context()
-            );
-            if b.scale_up.select_policy == SelectPolicy::Disabled {
-                assert!(desired <= current, "scale-up disabled: {}", context());
-            }
-            if b.scale_down.select_policy == SelectPolicy::Disabled {
-                assert!(desired >= current, "scale-down disabled: {}", context());
-            }
-        }
-        None => {
-            let s = &case.settings;
-            let limit = (i64::from(s.legacy_scale_up_factor) * i64::from(current))
-                .max(i64::from(s.legacy_scale_up_minimum))
-                .max(i64::from(current));
-            assert!(
-                desired >= current.min(proposed),
-                "legacy never goes below the proposal: {}",
-                context()
-            );
-            assert!(
-                i64::from(desired) <= limit,
-                "legacy scale-up limit: {}",
-                context()
-            );
-        }
-    }
-}
 
 /// How often each kind of decision occurred (the test asserts the generator reaches them).
 #[derive(Default, Debug)]
@@ -878,7 +543,15 @@ fn run<const R: usize, const E: usize>(
                     ),
                 };
                 let ctx = || format!("{}\n  decision: {d:?}", context());
-                check_decision(case, &hpa, before.status(), &d, current, &ctx);
+                check_decision(
+                    &hpa,
+                    settings,
+                    case.valid,
+                    before.status(),
+                    &d,
+                    current,
+                    &ctx,
+                );
                 *coverage
                     .limited_by
                     .entry(format!("{:?}", d.limited_by))

@@ -26,6 +26,7 @@ const SOURCE_ROOTS: &[&str] = &[
     "ffi/libhpa/src",
     "examples",
     "fuzz/fuzz_targets",
+    "testkit/src",
     "checks/no-panic/src",
     "include",
 ];

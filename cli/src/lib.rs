@@ -5,10 +5,9 @@
 pub mod output;
 pub mod trace;
 
-// --- hpa simulate / validate / explanations (simulate engineer) ---
+// `hpa simulate`, `hpa validate` and the replay's human-readable forms (events, explanations).
 pub mod csv_load;
 pub mod explain;
 pub mod plot;
 pub mod simulate;
 pub mod simulate_cmd;
-// --- end simulate ---

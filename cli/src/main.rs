@@ -37,7 +37,6 @@ enum Command {
         /// (`hpa::digest`), as the firmware in examples/firmware prints it.
         #[arg(long)]
         digest: bool,
-        // --- simulate engineer: human timeline ---
         /// Print the events in the style of `kubectl describe hpa` instead of JSON lines.
         #[arg(long, conflicts_with = "digest")]
         events: bool,
@@ -45,9 +44,7 @@ enum Command {
         /// rate limit, min/max) instead of printing JSON lines.
         #[arg(long, conflicts_with = "digest")]
         explain: bool,
-        // --- end simulate engineer ---
     },
-    // --- simulate engineer: simulate, validate ---
     /// Simulate an HPA on a load (closed loop): events, explanations, a summary and a plot.
     Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
     /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
@@ -55,7 +52,6 @@ enum Command {
         /// The manifest (YAML for .yaml/.yml, else JSON).
         manifest: PathBuf,
     },
-    // --- end simulate engineer ---
 }
 
 /// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23).
@@ -64,7 +60,8 @@ const EXIT_INVALID: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        // --- simulate engineer ---
+        // A replay for a person (`--events`, `--explain`); the plain one below prints JSON lines
+        // or the digest.
         Command::Replay {
             trace,
             events,
@@ -73,7 +70,6 @@ fn main() -> ExitCode {
         } if events || explain => hpa_cli::simulate_cmd::replay_human(&trace, events, explain),
         Command::Simulate(args) => hpa_cli::simulate_cmd::simulate(&args),
         Command::Validate { manifest } => hpa_cli::simulate_cmd::validate(&manifest),
-        // --- end simulate engineer ---
         Command::Replay { trace, digest, .. } => replay(&trace, digest),
     }
 }

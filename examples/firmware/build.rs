@@ -6,8 +6,8 @@
 //! field by field, so the firmware evaluates exactly the inputs the host evaluates. The
 //! conformance cases (`tests/conformance/replica_calc.json`, and the synthetic ones of
 //! `tests/conformance/shapes/replica_calc.json`) are mapped onto the engine's
-//! inputs by the module `tests/conformance.rs` reads them with
-//! (`tests/support/case_json.rs`). Expected results come from the vectors
+//! inputs by the code `tests/conformance.rs` reads them with (`testkit::conformance`).
+//! Expected results come from the vectors
 //! (upstream's tests); for an expected error, whose message text the firmware does not render
 //! (no `core::fmt` on the target), the expectation is the error kind whose host rendering
 //! contains upstream's message.
@@ -21,15 +21,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use bumpalo::Bump;
-use hpa::arith::Tolerances;
-use hpa::calculator::CalcContext;
 use hpa::digest::error_kind;
 use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
-    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
+    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Pod, PodPhase,
+    ResourceRequest, Sample,
 };
-use hpa::metrics::{evaluate_metric, MetricOutcome};
-use hpa::pods::pod_request;
+use hpa::metrics::MetricOutcome;
 use hpa::quantity::{Format, Quantity};
 use hpa::settings::{Arithmetic, Settings};
 use hpa::spec::{
@@ -38,11 +35,11 @@ use hpa::spec::{
 };
 use hpa::time::Duration;
 use hpa::tolerance::Tolerance;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use testkit::conformance::*;
 
-#[path = "../../tests/support/case_json.rs"]
-mod case_json;
-use case_json::*;
+#[path = "src/varint.rs"]
+mod varint;
 
 // ---------------------------------------------------------------------------------------------
 // Encoder
@@ -91,19 +88,11 @@ impl Out {
     fn flag(&mut self, v: bool) {
         self.u8(u8::from(v));
     }
-    fn uv(&mut self, mut v: u128) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                self.u8(b);
-                return;
-            }
-            self.u8(b | 0x80);
-        }
+    fn uv(&mut self, v: u128) {
+        varint::write(v, |b| self.buf.push(b));
     }
     fn sv(&mut self, v: i128) {
-        self.uv(((v << 1) ^ (v >> 127)) as u128);
+        self.uv(varint::zigzag(v));
     }
     fn usize(&mut self, v: usize) {
         self.uv(v as u128);
@@ -503,88 +492,35 @@ const NO_KIND: u8 = 0xFF;
 
 /// Case kind 0: one metric through `evaluate_metric` (`cases`).
 fn encode_calc_case(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
-    let m = get(c, "metric")?;
-    let source = text(m, "source")?;
-    let spec = calc_metric_spec(m)?;
-    let resource: &'static str = match source {
-        "Resource" | "ContainerResource" => text(m, "name")?,
-        _ => "cpu",
-    };
-    let current = int32(c, "current_replicas")?;
-    let now = at(int(c, "now")?);
-    let container = spec.container_resource.map(|r| r.container);
-    let (pods, per_pod, orphans) = calc_pods(c, source, resource, container)?;
-    let values = match source {
-        "Object" => MetricValues::Object(int(c, "object_value_milli")?),
-        "External" => {
-            let mut vs = Vec::new();
-            for v in list(c, "external_values_milli")? {
-                vs.push(int_value(v, "external_values_milli")?);
-            }
-            MetricValues::External(leak(vs))
-        }
-        _ => MetricValues::Pods(PodSamples {
-            per_pod: leak(per_pod),
-            orphans: leak(orphans),
-        }),
-    };
-    let values: &'static [MetricValues<'static>] = leak(vec![values]);
-    let pods = leak(pods);
-    let settings = Settings {
-        tolerance: match c.get("tolerance") {
-            Some(t) if !t.is_null() => tolerance(t, "tolerance")?,
-            _ => Tolerance::DEFAULT,
-        },
-        cpu_initialization_period: Duration::from_secs(int(c, "cpu_initialization_period_s")?),
-        initial_readiness_delay: Duration::from_secs(int(c, "initial_readiness_delay_s")?),
-        ..Settings::DEFAULT
-    };
-    let tols = get(c, "tolerances")?;
-    let tolerances = Tolerances {
-        down: tolerance(get(tols, "scale_down")?, "tolerances.scale_down")?,
-        up: tolerance(get(tols, "scale_up")?, "tolerances.scale_up")?,
-    };
-
+    let case = CalcCase::read(c)?;
     o.u8(0);
-    enc.settings(o, &settings);
-    o.tolerance(&tolerances.down);
-    o.tolerance(&tolerances.up);
-    o.sv(i128::from(current));
-    o.sv(i128::from(now.0));
-    enc.metric_spec(o, spec);
-    enc.pods_and_values(o, pods, values);
-
-    // Expectation.
-    let e = get(c, "expect")?;
-    match opt_text(e, "error")? {
-        Some(sub) => {
-            let obs = Observation {
-                now,
-                replicas: current,
-                status_replicas: current,
-                pods,
-                metrics: values,
-            };
-            let ctx = CalcContext {
-                obs: &obs,
-                settings: &settings,
-                tolerances,
-                current,
-            };
-            let kind = match evaluate_metric(&ctx, spec, &values[0]) {
+    enc.settings(o, &case.settings);
+    o.tolerance(&case.tolerances.down);
+    o.tolerance(&case.tolerances.up);
+    o.sv(i128::from(case.current));
+    o.sv(i128::from(case.now.0));
+    enc.metric_spec(o, case.spec);
+    enc.pods_and_values(o, case.pods, case.values);
+    match case.expect {
+        CalcExpect::Error(sub) => {
+            let kind = match case.evaluate() {
                 MetricOutcome::Error(err) if err.to_string().contains(sub) => error_kind(&err),
                 _ => NO_KIND,
             };
             o.u8(1);
             o.u8(kind);
         }
-        None => {
+        CalcExpect::Proposal {
+            replicas,
+            utilization_percent,
+            raw_is_value,
+            raw_value_milli,
+        } => {
             o.u8(0);
-            o.opt_sv(opt_int32(e, "replicas")?.map(i128::from));
-            o.opt_sv(opt_int32(e, "utilization_percent")?.map(i128::from));
-            let kind = text(e, "raw_value_kind")?;
-            o.flag(kind == "object_value_milli" || kind.starts_with("sum("));
-            o.opt_sv(opt_int(e, "raw_value_milli")?.map(i128::from));
+            o.opt_sv(replicas.map(i128::from));
+            o.opt_sv(utilization_percent.map(i128::from));
+            o.flag(raw_is_value);
+            o.opt_sv(raw_value_milli.map(i128::from));
         }
     }
     Ok(())
@@ -592,51 +528,20 @@ fn encode_calc_case(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> 
 
 /// Case kind 1: `group_pods` (aux_cases).
 fn encode_group_pods(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
-    let resource = text(c, "resource")?;
-    let metrics = obj(c, "metrics")?;
-    let e = get(c, "expect")?;
-    let names = |key: &str| -> R<Vec<&'static str>> {
-        let mut v = Vec::new();
-        for n in list(e, key)? {
-            v.push(n.as_str().ok_or("pod name is not a string")?);
-        }
-        Ok(v)
-    };
-    let (unready, missing, ignored) = (
-        names("unready_pods")?,
-        names("missing_pods")?,
-        names("ignored_pods")?,
-    );
-    let pods = list(c, "pods")?;
+    let case = GroupPodsCase::read(c)?;
+    let (rules, e) = (&case.readiness, &case.expect);
     o.u8(1);
-    o.flag(resource == "cpu");
-    o.duration(Duration::from_secs(int(c, "cpu_initialization_period_s")?));
-    o.duration(Duration::from_secs(int(c, "initial_readiness_delay_s")?));
-    o.sv(i128::from(at(int(c, "now")?).0));
-    o.sv(i128::from(int(e, "ready_pod_count")?));
-    enc.cap.at_least("PODS", pods.len());
-    o.usize(pods.len());
+    o.flag(rules.cpu);
+    o.duration(rules.cpu_initialization_period);
+    o.duration(rules.initial_readiness_delay);
+    o.sv(i128::from(rules.now.0));
+    o.sv(i128::from(e.ready_pod_count));
+    enc.cap.at_least("PODS", case.pods.len());
+    o.usize(case.pods.len());
     let mut listed = 0;
-    for p in pods {
-        let name = text(p, "name")?;
-        let ready = match p.get("ready_condition") {
-            None | Some(Value::Null) => None,
-            Some(rc) => Some(ReadyCondition {
-                status: condition_status(get(rc, "status")?)?,
-                last_transition: opt_int(rc, "last_transition_time_s")?.map(at),
-            }),
-        };
-        let pod = Pod {
-            name,
-            phase: phase(opt_text(p, "phase")?)?,
-            ready,
-            start_time: opt_int(p, "start_time_s")?.map(at),
-            deleted: p.get("deletion_timestamp_s").is_some_and(|v| !v.is_null()),
-            containers: &[],
-            requests: None,
-        };
-        enc.pod(o, &pod);
-        match group_sample(metrics, name)? {
+    for (pod, sample) in &case.pods {
+        enc.pod(o, pod);
+        match sample {
             Some(s) => {
                 o.u8(1);
                 o.sv(i128::from(s.milli));
@@ -646,11 +551,11 @@ fn encode_group_pods(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()>
             None => o.u8(0),
         }
         // Expected group: 0 ready, 1 unready, 2 missing, 3 ignored.
-        let group = if unready.contains(&name) {
+        let group = if e.unready.contains(&pod.name) {
             1
-        } else if missing.contains(&name) {
+        } else if e.missing.contains(&pod.name) {
             2
-        } else if ignored.contains(&name) {
+        } else if e.ignored.contains(&pod.name) {
             3
         } else {
             0
@@ -659,90 +564,34 @@ fn encode_group_pods(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()>
         o.u8(group);
     }
     // Every listed name must be one of the pods (otherwise the case cannot pass).
-    o.flag(listed == unready.len() + missing.len() + ignored.len());
+    o.flag(listed == e.unready.len() + e.missing.len() + e.ignored.len());
     Ok(())
 }
 
 /// Case kind 2: `calculate_requests` (aux_cases).
 fn encode_calculate_requests(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) -> R<()> {
-    let resource = text(c, "resource")?;
-    let pod_level_gate = get(c, "pod_level_resources_feature_enabled")?
-        .as_bool()
-        .ok_or("gate is not a boolean")?;
-    let container = Some(text(c, "container")?).filter(|s| !s.is_empty());
-    let request_list = |m: &'static Map<String, Value>| -> R<&'static [ResourceRequest<'static>]> {
-        let mut out = Vec::new();
-        for (k, v) in m {
-            out.push(ResourceRequest {
-                resource: k.as_str(),
-                quantity: Quantity::from_milli(int_value(v, k)?),
-            });
-        }
-        Ok(leak(out))
-    };
-    let mut pods = Vec::new();
-    for p in list(c, "pods")? {
-        let mut containers = Vec::new();
-        for ct in list(p, "containers")? {
-            containers.push(Container {
-                name: text(ct, "name")?,
-                kind: ContainerKind::Regular,
-                requests: request_list(obj(ct, "requests_milli")?)?,
-            });
-        }
-        for ct in list(p, "init_containers")? {
-            let kind = match opt_text(ct, "restart_policy")? {
-                Some("Always") => ContainerKind::RestartableInit,
-                _ => ContainerKind::Init,
-            };
-            containers.push(Container {
-                name: text(ct, "name")?,
-                kind,
-                requests: request_list(obj(ct, "requests_milli")?)?,
-            });
-        }
-        let requests = match (pod_level_gate, opt_obj(p, "pod_level_requests_milli")?) {
-            (true, Some(m)) => Some(request_list(m)?),
-            _ => None,
-        };
-        pods.push(Pod {
-            name: text(p, "name")?,
-            phase: PodPhase::Running,
-            ready: None,
-            start_time: None,
-            deleted: false,
-            containers: leak(containers),
-            requests,
-        });
-    }
+    let case = RequestsCase::read(c)?;
     o.u8(2);
-    o.str(enc.strings, resource);
-    o.opt_str(enc.strings, container);
-    enc.pods_and_values(o, &pods, &[]);
-    let e = get(c, "expect")?;
-    match opt_text(e, "error")? {
-        Some(want) => {
+    o.str(enc.strings, case.resource);
+    o.opt_str(enc.strings, case.container);
+    enc.pods_and_values(o, &case.pods, &[]);
+    match &case.expect {
+        RequestsExpect::Error(want) => {
             // Upstream stops at the first error; the host's must render upstream's text.
-            let mut kind = NO_KIND;
-            for pod in &pods {
-                if let Err(err) = pod_request(pod, container, resource) {
-                    if err.to_string().contains(want) {
-                        kind = request_kind(&err);
-                    }
-                    break;
-                }
-            }
+            let kind = match case.requests() {
+                Err(err) if err.to_string().contains(want) => request_kind(&err),
+                _ => NO_KIND,
+            };
             o.u8(1);
             o.u8(kind);
         }
-        None => {
-            let want = obj(e, "requests_milli")?;
+        RequestsExpect::Requests(want) => {
             o.u8(0);
-            let names_match =
-                want.len() == pods.len() && pods.iter().all(|p| want.contains_key(p.name));
+            let names_match = want.len() == case.pods.len()
+                && case.pods.iter().all(|p| want.contains_key(p.name));
             o.flag(names_match);
-            for p in &pods {
-                o.opt_sv(want.get(p.name).and_then(Value::as_i64).map(i128::from));
+            for p in &case.pods {
+                o.opt_sv(want.get(p.name).map(|&v| i128::from(v)));
             }
         }
     }
@@ -763,10 +612,7 @@ fn request_kind(e: &hpa::pods::RequestError<'_>) -> u8 {
 fn encode_cases(paths: &[PathBuf], enc: &mut Enc<'_>) -> R<(Vec<u8>, usize)> {
     let (mut cases, mut aux) = (Vec::new(), Vec::new());
     for path in paths {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let root: &'static Value = Box::leak(Box::new(
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?,
-        ));
+        let root = load(path)?;
         cases.extend(list(root, "cases")?);
         aux.extend(list(root, "aux_cases")?);
     }

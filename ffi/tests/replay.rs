@@ -31,6 +31,7 @@ use hpa::{MetricValues, Settings};
 use hpa_cli::{output, trace};
 use serde_json::Value;
 use support::{Lang, Mode};
+use testkit::Rng;
 
 #[path = "../../tests/support/upstream_traces.rs"]
 mod upstream_traces;
@@ -642,27 +643,6 @@ fn c_replays_of_the_bundled_traces_equal_hpa_replay() {
     assert!(compared > 0);
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
-
 /// A random, usually valid, trace using every metric source and target type, behaviors,
 /// readiness states, sidecars, pod-level requests, missing and orphan samples, fetch errors,
 /// failed updates, replica counts outside [min, max] and scale to/from zero.
@@ -738,7 +718,7 @@ fn random_trace(rng: &mut Rng) -> serde_json::Value {
     let mut at: i64 = 0;
     let mut replicas = rng.below(max + 3) as i64;
     for _ in 0..(5 + rng.below(15)) {
-        at += *rng.pick(&[0, 15_000, 15_000, 30_000, 60_000]);
+        at += rng.pick(&[0, 15_000, 15_000, 30_000, 60_000]);
         let n_pods = if replicas == 0 {
             0
         } else {
@@ -824,7 +804,7 @@ fn random_trace(rng: &mut Rng) -> serde_json::Value {
 fn c_replays_of_random_traces_equal_hpa_replay() {
     let dir = support::out_dir().join("random");
     fs::create_dir_all(&dir).unwrap();
-    let mut rng = Rng(0x5EED_0FC0_FFEE);
+    let mut rng = Rng::new(0x5EED_0FC0_FFEE);
     let mut invalid = 0;
     let mut sources_seen = std::collections::BTreeSet::new();
     let (mut loaded, mut expected) = (Vec::new(), Vec::new());

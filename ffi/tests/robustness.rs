@@ -11,21 +11,7 @@ use std::mem::MaybeUninit;
 use std::ptr;
 
 use hpa_ffi::*;
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use testkit::Rng;
 
 fn s(text: &'static str) -> hpa_str {
     hpa_str {
@@ -155,7 +141,7 @@ impl World {
         let garbage = |rng: &mut Rng| match rng.below(3) {
             0 => 2 + rng.below(10) as u32,
             1 => u32::MAX,
-            _ => rng.next() as u32 | 0x100,
+            _ => rng.next_u64() as u32 | 0x100,
         };
         let n = self.obs.pods_len;
         let i = if n == 0 {
@@ -313,7 +299,7 @@ fn bytes<T>(v: &T) -> Vec<u8> {
 
 #[test]
 fn broken_inputs_are_refused_and_change_nothing() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut autoscaler: Box<hpa_autoscaler> = Box::new(zeroed());
     let mut decision: Box<hpa_decision> = Box::new(zeroed());
     let mut workspace = vec![0u8; 1 << 16];
@@ -413,7 +399,7 @@ fn broken_inputs_are_refused_and_change_nothing() {
 
 #[test]
 fn the_reported_workspace_size_is_exact() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let mut autoscaler: Box<hpa_autoscaler> = Box::new(zeroed());
     let mut decision: Box<hpa_decision> = Box::new(zeroed());
     let mut workspace = vec![0u8; 1 << 16];

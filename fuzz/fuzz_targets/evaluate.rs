@@ -12,26 +12,30 @@
 //!   direction is never taken;
 //! * the run is deterministic, and an autoscaler cloned mid-sequence continues identically
 //!   (also with tiny history rings, where folding kicks in).
+//!
+//! The owned models and the per-decision checks are `testkit`'s (`model`, `invariants`), which
+//! `tests/invariants.rs` runs on generated sequences too.
 #![no_main]
 
 use arbitrary::Arbitrary;
-use hpa::autoscaler::{LimitedBy, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
+use hpa::autoscaler::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
-    ResourceRequest,
+    ConditionStatus, ContainerKind, ContainerUsage, PodPhase, ReadyCondition, ResourceRequest,
 };
-use hpa::metrics::{MetricOutcome, MAX_METRICS};
+use hpa::metrics::MAX_METRICS;
 use hpa::spec::{
-    Behavior, ContainerResourceMetricSource, CrossVersionObjectReference, ExternalMetricSource,
+    ContainerResourceMetricSource, CrossVersionObjectReference, ExternalMetricSource,
     MetricIdentifier, MetricSourceType, MetricSpec, MetricTarget, MetricTargetType,
     ObjectMetricSource, PodsMetricSource, PolicyType, ResourceMetricSource, ScalingPolicy,
-    ScalingRules, SelectPolicy,
+    SelectPolicy,
 };
 use hpa::Tolerance;
-use hpa::{Arithmetic, Autoscaler, Decision, Duration, EvaluateError, Hpa, HpaSpec, Instant};
-use hpa::{MetricValues, Observation, Pod, PodSamples, Quantity, Sample, Settings, Status};
+use hpa::{Arithmetic, Autoscaler, Duration, EvaluateError, Hpa, HpaSpec, Instant};
+use hpa::{Quantity, Settings};
 use libfuzzer_sys::fuzz_target;
+use testkit::invariants::{check_decision, state};
+use testkit::model::{self, with_observation, BehaviorModel, Outcome, RulesModel};
 
 // ---------------------------------------------------------------------------------------------
 // The fuzzer's input
@@ -98,7 +102,7 @@ struct Rules {
 }
 
 #[derive(Arbitrary, Debug)]
-struct SettingsModel {
+struct SettingsInput {
     exact: bool,
     tolerance: Option<(u16, i8)>,
     downscale_window_ms: Option<u32>,
@@ -111,24 +115,24 @@ struct SettingsModel {
 }
 
 #[derive(Arbitrary, Debug)]
-struct ContainerModel {
+struct ContainerInput {
     name: u8,
     kind: u8,
     requests: Vec<(u8, Q)>,
 }
 
 #[derive(Arbitrary, Debug)]
-struct PodModel {
+struct PodInput {
     phase: u8,
     ready: Option<(u8, Option<i32>)>,
     start_offset_ms: Option<i32>,
     deleted: bool,
-    containers: Vec<ContainerModel>,
+    containers: Vec<ContainerInput>,
     requests: Option<Vec<(u8, Q)>>,
 }
 
 #[derive(Arbitrary, Debug)]
-struct SampleModel {
+struct SampleInput {
     milli: i64,
     age_ms: i32,
     window_s: u8,
@@ -136,10 +140,10 @@ struct SampleModel {
 }
 
 #[derive(Arbitrary, Debug)]
-enum ValuesModel {
+enum ValuesInput {
     Pods {
-        per_pod: Vec<Option<SampleModel>>,
-        orphans: Vec<SampleModel>,
+        per_pod: Vec<Option<SampleInput>>,
+        orphans: Vec<SampleInput>,
     },
     Object(i64),
     External(Vec<i64>),
@@ -152,8 +156,8 @@ struct Step {
     dt: i64,
     replicas: Option<i32>,
     status_replicas: Option<i32>,
-    pods: Vec<PodModel>,
-    values: Vec<ValuesModel>,
+    pods: Vec<PodInput>,
+    values: Vec<ValuesInput>,
     /// Pass one metric value too many (a malformed observation).
     extra_value: bool,
     outcome: u8,
@@ -168,7 +172,7 @@ struct Input {
     max: i32,
     metrics: Vec<Metric>,
     behavior: Option<(Option<Rules>, Option<Rules>)>,
-    settings: SettingsModel,
+    settings: SettingsInput,
     scaled_to_zero: bool,
     start: i64,
     clone_at: u8,
@@ -273,15 +277,8 @@ fn metric(m: &Metric) -> MetricSpec<'static> {
     spec
 }
 
-struct RulesOwned {
-    window: Option<i32>,
-    select: Option<SelectPolicy>,
-    policies: Option<Vec<ScalingPolicy>>,
-    tolerance: Option<Quantity>,
-}
-
-fn rules_owned(r: &Rules) -> RulesOwned {
-    RulesOwned {
+fn rules_model(r: &Rules) -> RulesModel {
+    RulesModel {
         window: r.window,
         select: r.select.map(|s| {
             pick(
@@ -307,16 +304,7 @@ fn rules_owned(r: &Rules) -> RulesOwned {
     }
 }
 
-fn rules(r: &Option<RulesOwned>) -> Option<ScalingRules<'_>> {
-    r.as_ref().map(|r| ScalingRules {
-        stabilization_window_seconds: r.window,
-        select_policy: r.select,
-        policies: r.policies.as_deref(),
-        tolerance: r.tolerance,
-    })
-}
-
-fn settings(s: &SettingsModel) -> Settings {
+fn settings(s: &SettingsInput) -> Settings {
     let mut out = Settings::DEFAULT;
     if s.exact {
         out.arithmetic = Arithmetic::Exact;
@@ -361,21 +349,13 @@ fn request_list(list: &[(u8, Q)]) -> Vec<ResourceRequest<'static>> {
         .collect()
 }
 
-struct PodOwned {
-    phase: PodPhase,
-    ready: Option<ReadyCondition>,
-    start_time: Option<Instant>,
-    deleted: bool,
-    containers: Vec<(&'static str, ContainerKind, Vec<ResourceRequest<'static>>)>,
-    requests: Option<Vec<ResourceRequest<'static>>>,
-}
-
 fn offset(now: Instant, ms: i64) -> Instant {
     Instant(now.millis().saturating_add(ms))
 }
 
-fn pod_owned(p: &PodModel, now: Instant) -> PodOwned {
-    PodOwned {
+fn pod_model(p: &PodInput, i: usize, now: Instant) -> model::PodModel {
+    model::PodModel {
+        name: NAMES[i % NAMES.len()],
         phase: pick(
             &[
                 PodPhase::Running,
@@ -403,34 +383,25 @@ fn pod_owned(p: &PodModel, now: Instant) -> PodOwned {
             .containers
             .iter()
             .take(4)
-            .map(|c| {
-                (
-                    pick(&CONTAINERS, c.name),
-                    pick(
-                        &[
-                            ContainerKind::Regular,
-                            ContainerKind::RestartableInit,
-                            ContainerKind::Init,
-                        ],
-                        c.kind,
-                    ),
-                    request_list(&c.requests),
-                )
+            .map(|c| model::ContainerModel {
+                name: pick(&CONTAINERS, c.name),
+                kind: pick(
+                    &[
+                        ContainerKind::Regular,
+                        ContainerKind::RestartableInit,
+                        ContainerKind::Init,
+                    ],
+                    c.kind,
+                ),
+                requests: request_list(&c.requests),
             })
             .collect(),
         requests: p.requests.as_deref().map(request_list),
     }
 }
 
-struct SampleOwned {
-    milli: i64,
-    timestamp: Instant,
-    window: Duration,
-    containers: Vec<ContainerUsage<'static>>,
-}
-
-fn sample_owned(s: &SampleModel, now: Instant) -> SampleOwned {
-    SampleOwned {
+fn sample_model(s: &SampleInput, now: Instant) -> model::SampleModel {
+    model::SampleModel {
         milli: s.milli,
         timestamp: offset(now, -i64::from(s.age_ms)),
         window: Duration::from_secs(i64::from(s.window_s)),
@@ -446,233 +417,37 @@ fn sample_owned(s: &SampleModel, now: Instant) -> SampleOwned {
     }
 }
 
-fn sample(s: &SampleOwned) -> Sample<'_> {
-    Sample {
-        milli: s.milli,
-        timestamp: s.timestamp,
-        window: s.window,
-        containers: &s.containers,
-    }
-}
-
-enum ValuesOwned {
-    Pods(Vec<Option<SampleOwned>>, Vec<SampleOwned>),
-    Object(i64),
-    External(Vec<i64>),
-    Error,
-}
-
-fn values_owned(v: &ValuesModel, now: Instant) -> ValuesOwned {
+fn values_model(v: &ValuesInput, now: Instant) -> model::ValuesModel {
     match v {
-        ValuesModel::Pods { per_pod, orphans } => ValuesOwned::Pods(
-            per_pod
+        ValuesInput::Pods { per_pod, orphans } => model::ValuesModel::Pods {
+            per_pod: per_pod
                 .iter()
                 .take(11)
-                .map(|s| s.as_ref().map(|s| sample_owned(s, now)))
+                .map(|s| s.as_ref().map(|s| sample_model(s, now)))
                 .collect(),
-            orphans
+            orphans: orphans
                 .iter()
                 .take(3)
-                .map(|s| sample_owned(s, now))
+                .map(|s| sample_model(s, now))
                 .collect(),
-        ),
-        ValuesModel::Object(x) => ValuesOwned::Object(*x),
-        ValuesModel::External(xs) => ValuesOwned::External(xs.iter().take(5).copied().collect()),
-        ValuesModel::Error => ValuesOwned::Error,
+        },
+        ValuesInput::Object(x) => model::ValuesModel::Object(*x),
+        ValuesInput::External(xs) => {
+            model::ValuesModel::External(xs.iter().take(5).copied().collect())
+        }
+        ValuesInput::Error => model::ValuesModel::Error,
     }
-}
-
-/// One step's owned inputs.
-struct StepOwned {
-    now: Instant,
-    replicas: Option<i32>,
-    status_replicas: Option<i32>,
-    pods: Vec<PodOwned>,
-    values: Vec<ValuesOwned>,
-    outcome: u8,
-}
-
-fn with_observation<T>(
-    step: &StepOwned,
-    replicas: i32,
-    status_replicas: i32,
-    f: impl FnOnce(&Observation<'_>) -> T,
-) -> T {
-    let containers: Vec<Vec<Container<'_>>> = step
-        .pods
-        .iter()
-        .map(|p| {
-            p.containers
-                .iter()
-                .map(|(name, kind, requests)| Container {
-                    name,
-                    kind: *kind,
-                    requests,
-                })
-                .collect()
-        })
-        .collect();
-    let pods: Vec<Pod<'_>> = step
-        .pods
-        .iter()
-        .zip(&containers)
-        .enumerate()
-        .map(|(i, (p, cs))| Pod {
-            name: NAMES[i % NAMES.len()],
-            phase: p.phase,
-            ready: p.ready,
-            start_time: p.start_time,
-            deleted: p.deleted,
-            containers: cs,
-            requests: p.requests.as_deref(),
-        })
-        .collect();
-    let samples: Vec<(Vec<Option<Sample<'_>>>, Vec<Sample<'_>>)> = step
-        .values
-        .iter()
-        .map(|v| match v {
-            ValuesOwned::Pods(per_pod, orphans) => (
-                per_pod.iter().map(|s| s.as_ref().map(sample)).collect(),
-                orphans.iter().map(sample).collect(),
-            ),
-            _ => (Vec::new(), Vec::new()),
-        })
-        .collect();
-    let values: Vec<MetricValues<'_>> = step
-        .values
-        .iter()
-        .zip(&samples)
-        .map(|(v, (per_pod, orphans))| match v {
-            ValuesOwned::Pods(..) => MetricValues::Pods(PodSamples { per_pod, orphans }),
-            ValuesOwned::Object(x) => MetricValues::Object(*x),
-            ValuesOwned::External(xs) => MetricValues::External(xs),
-            ValuesOwned::Error => MetricValues::Error("adapter unavailable"),
-        })
-        .collect();
-    f(&Observation {
-        now: step.now,
-        replicas,
-        status_replicas,
-        pods: &pods,
-        metrics: &values,
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Properties
-
-fn state<const R: usize, const E: usize>(a: &Autoscaler<R, E>) -> String {
-    format!(
-        "{:?} pending={} recommendations={:?} events={:?}",
-        a.status(),
-        a.rescale_pending(),
-        a.history().recommendations().collect::<Vec<_>>(),
-        a.history().scale_events().collect::<Vec<_>>()
-    )
-}
-
-fn scaled_to_zero(status: &Status) -> bool {
-    status
-        .conditions
-        .get(ConditionType::ScaledToZero)
-        .is_some_and(|c| c.status == ConditionStatus::True)
-}
-
-fn check_decision(
-    hpa: &Hpa<'_>,
-    settings: &Settings,
-    valid: bool,
-    before: &Status,
-    d: &Decision<'_>,
-    current: i32,
-) {
-    let (min, max) = (hpa.min_replicas(), hpa.max_replicas());
-    let stz = settings.scale_to_zero && scaled_to_zero(before);
-    let can_scale_from_zero = stz && hpa.has_object_or_external_metric();
-    let computes_at_zero = (min != 0 && stz) || can_scale_from_zero;
-    assert_eq!(d.current_replicas, current);
-    assert!(!d.rescale || d.desired_replicas != current);
-    if current == 0 && !computes_at_zero {
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.limited_by),
-            (0, false, LimitedBy::ScalingDisabled)
-        );
-        return;
-    }
-    if current != 0 && current > max {
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.proposal),
-            (max, true, None)
-        );
-        return;
-    }
-    if current != 0 && current < min {
-        assert_eq!(
-            (d.desired_replicas, d.rescale, d.proposal),
-            (min, true, None)
-        );
-        return;
-    }
-    assert_eq!(d.metrics.len(), hpa.metrics().len());
-    let mut combined = 0;
-    let mut invalid = 0;
-    for outcome in &d.metrics {
-        match outcome {
-            MetricOutcome::Proposal(p) => {
-                if combined == 0 || p.replicas > combined {
-                    combined = p.replicas;
-                }
-            }
-            MetricOutcome::Error(_) => invalid += 1,
-        }
-    }
-    let failed = invalid == d.metrics.len() || (invalid > 0 && combined < current);
-    assert_eq!(d.limited_by == LimitedBy::InvalidMetrics, failed);
-    if failed {
-        assert!(!d.rescale);
-        assert_eq!(d.desired_replicas, before.desired_replicas);
-        return;
-    }
-    assert_eq!(d.proposal, Some(combined));
-    assert_eq!(d.rescale, d.desired_replicas != current);
-    if !valid || min > max {
-        return;
-    }
-    let desired = d.desired_replicas;
-    let proposed = combined.max(0);
-    assert!((min..=max).contains(&desired), "desired outside [min, max]");
-    if current == 0 {
-        return;
-    }
-    match hpa.behavior() {
-        Some(b) => {
-            assert!((current.min(proposed)..=current.max(proposed)).contains(&desired));
-            if b.scale_up.select_policy == SelectPolicy::Disabled {
-                assert!(desired <= current);
-            }
-            if b.scale_down.select_policy == SelectPolicy::Disabled {
-                assert!(desired >= current);
-            }
-        }
-        None => {
-            assert!(
-                desired >= current.min(proposed),
-                "legacy below the proposal: {d:?}\n{settings:?}\nmin {min} max {max}"
-            );
-            let limit = (i64::from(settings.legacy_scale_up_factor) * i64::from(current))
-                .max(i64::from(settings.legacy_scale_up_minimum))
-                .max(i64::from(current));
-            assert!(i64::from(desired) <= limit);
-        }
-    }
-}
 
 fn run<const R: usize, const E: usize>(
     hpa: &Hpa<'_>,
     settings: &Settings,
     valid: bool,
     restored_scaled_to_zero: bool,
-    steps: &[StepOwned],
+    steps: &[model::Step],
     clone_at: usize,
 ) -> Vec<String> {
     let mut a: Autoscaler<R, E> = Autoscaler::new();
@@ -726,7 +501,8 @@ fn run<const R: usize, const E: usize>(
             match result {
                 Ok(d) => {
                     assert_eq!(expected_error, None, "accepted: {d:?}");
-                    check_decision(hpa, settings, valid, before.status(), &d, current);
+                    let context = || format!("step {i}: {d:?}\n{settings:?}");
+                    check_decision(hpa, settings, valid, before.status(), &d, current, &context);
                     trace.push(format!("{d:?}"));
                     Ok((d.desired_replicas, d.rescale))
                 }
@@ -741,15 +517,15 @@ fn run<const R: usize, const E: usize>(
             }
             Ok((desired, rescale)) => {
                 latest = Some(step.now);
-                match step.outcome % 4 {
-                    0 => {
+                match step.outcome {
+                    Outcome::Failed => {
                         assert_eq!(a.rescale_failed(), rescale);
                         if let Some(t) = twin.as_mut() {
                             t.rescale_failed();
                         }
                     }
-                    1 => assert_eq!(a.rescale_pending(), rescale),
-                    _ => {
+                    Outcome::Unreported => assert_eq!(a.rescale_pending(), rescale),
+                    Outcome::Succeeded => {
                         assert_eq!(a.rescale_succeeded(), rescale);
                         if let Some(t) = twin.as_mut() {
                             t.rescale_succeeded();
@@ -777,18 +553,15 @@ fuzz_target!(|input: Input| {
         .take(MAX_METRICS + 1)
         .map(metric)
         .collect();
-    let behavior: Option<(Option<RulesOwned>, Option<RulesOwned>)> = input
-        .behavior
-        .as_ref()
-        .map(|(up, down)| (up.as_ref().map(rules_owned), down.as_ref().map(rules_owned)));
+    let behavior: Option<BehaviorModel> = input.behavior.as_ref().map(|(up, down)| BehaviorModel {
+        up: up.as_ref().map(rules_model),
+        down: down.as_ref().map(rules_model),
+    });
     let spec = HpaSpec {
         min_replicas: input.min,
         max_replicas: input.max,
         metrics: &metrics,
-        behavior: behavior.as_ref().map(|(up, down)| Behavior {
-            scale_up: rules(up),
-            scale_down: rules(down),
-        }),
+        behavior: behavior.as_ref().map(BehaviorModel::view),
         scale_target_ref: None,
     };
     let settings = settings(&input.settings);
@@ -797,40 +570,59 @@ fuzz_target!(|input: Input| {
         Err(_) => (Hpa::from_stored(&spec), false),
     };
     let mut now = Instant(input.start);
-    let steps: Vec<StepOwned> = input
+    let steps: Vec<model::Step> = input
         .steps
         .iter()
         .flat_map(|s| (0..=s.repeat % 8).map(move |k| (s, k == 0)))
         .take(32)
         .map(|(s, first)| {
             now = Instant(now.millis().saturating_add(s.dt));
-            let mut values: Vec<ValuesOwned> = s
+            let mut values: Vec<model::ValuesModel> = s
                 .values
                 .iter()
                 .take(hpa.metrics().len())
-                .map(|v| values_owned(v, now))
+                .map(|v| values_model(v, now))
                 .collect();
             while values.len() < hpa.metrics().len() {
-                values.push(ValuesOwned::Error);
+                values.push(model::ValuesModel::Error);
             }
             if s.extra_value {
-                values.push(ValuesOwned::Object(1));
+                values.push(model::ValuesModel::Object(1));
             }
-            StepOwned {
+            model::Step {
                 now,
                 // Repetitions follow the closed loop.
                 replicas: s.replicas.filter(|_| first),
                 status_replicas: s.status_replicas.filter(|_| first),
-                pods: s.pods.iter().take(10).map(|p| pod_owned(p, now)).collect(),
+                pods: s
+                    .pods
+                    .iter()
+                    .take(10)
+                    .enumerate()
+                    .map(|(i, p)| pod_model(p, i, now))
+                    .collect(),
                 values,
-                outcome: s.outcome,
+                outcome: match s.outcome % 4 {
+                    0 => Outcome::Failed,
+                    1 => Outcome::Unreported,
+                    _ => Outcome::Succeeded,
+                },
             }
         })
         .collect();
     let clone_at = usize::from(input.clone_at) % (steps.len() + 1);
     let stz = input.scaled_to_zero;
-    let first = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(&hpa, &settings, valid, stz, &steps, clone_at);
-    let again = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(&hpa, &settings, valid, stz, &steps, steps.len());
+    let first = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+        &hpa, &settings, valid, stz, &steps, clone_at,
+    );
+    let again = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+        &hpa,
+        &settings,
+        valid,
+        stz,
+        &steps,
+        steps.len(),
+    );
     assert_eq!(first, again, "not deterministic");
     run::<8, 6>(&hpa, &settings, valid, stz, &steps, clone_at);
 });

@@ -4,7 +4,7 @@
 //! # Layout
 //!
 //! Integers are LEB128 varints: unsigned ones as they are, signed ones zigzag-encoded
-//! (`(v << 1) ^ (v >> 127)`), up to 128 bits. A flag or a code is one byte. An optional value is
+//! (`(v << 1) ^ (v >> 127)`), up to 128 bits (`src/varint.rs`, shared with `build.rs`). A flag or a code is one byte. An optional value is
 //! a flag followed by the value when the flag is 1. A string is `(offset, length)` into
 //! `strings.bin`, where every distinct string is stored once (UTF-8). A quantity is its
 //! mantissa (signed), exponent (signed) and format code (0 DecimalExponent, 1 BinarySI,
@@ -48,6 +48,8 @@ use hpa::spec::{
 use hpa::time::{Duration, Instant};
 use hpa::tolerance::Tolerance;
 
+use crate::varint;
+
 include!(concat!(env!("OUT_DIR"), "/capacity.rs"));
 
 /// Every string of the data, once.
@@ -87,25 +89,11 @@ impl Reader {
     }
 
     fn uv(&mut self) -> Option<u128> {
-        let mut v: u128 = 0;
-        let mut shift: u32 = 0;
-        loop {
-            let b = self.u8()?;
-            if shift >= 128 {
-                return None;
-            }
-            v |= u128::from(b & 0x7f).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-            shift = shift.checked_add(7)?;
-        }
+        varint::read(|| self.u8())
     }
 
     fn sv(&mut self) -> Option<i128> {
-        let u = self.uv()?;
-        let magnitude = (u >> 1) as i128;
-        Some(if u & 1 == 1 { !magnitude } else { magnitude })
+        Some(varint::unzigzag(self.uv()?))
     }
 
     /// A count.

@@ -14,6 +14,7 @@
 mod decode;
 mod out;
 mod stack;
+mod varint;
 
 use core::panic::PanicInfo;
 

@@ -1,10 +1,14 @@
 //! Reading the conformance vectors (`tests/conformance/*.json`) into the engine's inputs: the
-//! JSON accessors and the mappings of metric specs, pod phases, condition statuses and
-//! selectors. Shared by `tests/conformance.rs` and the firmware's `build.rs` (which encodes the
-//! same cases for the target), so that both evaluate the same inputs.
-#![allow(dead_code)]
+//! JSON accessors, the mappings of metric specs, pod phases, condition statuses and
+//! selectors, and the replica calculator cases whole ([`CalcCase`], [`GroupPodsCase`],
+//! [`RequestsCase`]). Shared by `tests/conformance.rs` and the firmware's `build.rs` (which
+//! encodes the same cases for the target), so that both evaluate the same inputs.
+//!
+//! Vectors are leaked (`Box::leak`, see [`load`]) so that the engine's borrowed views can
+//! point into them for the whole run: a few megabytes, once.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use hpa::input::{ConditionStatus, Container, ContainerKind, ContainerUsage, Pod, PodPhase};
 use hpa::input::{ReadyCondition, ResourceRequest, Sample};
@@ -13,6 +17,11 @@ use hpa::spec::{CrossVersionObjectReference, MetricIdentifier, MetricSpec, Metri
 use hpa::time::{Duration, Instant};
 use hpa::tolerance::Tolerance;
 use serde_json::{Map, Value};
+
+mod cases;
+pub use cases::{
+    CalcCase, CalcExpect, GroupPodsCase, GroupPodsExpect, RequestsCase, RequestsExpect,
+};
 
 /// A mapping result: the error names the field.
 pub type R<T> = Result<T, String>;
@@ -413,4 +422,36 @@ pub fn group_sample(metrics: &Map<String, Value>, name: &str) -> R<Option<Sample
         window: Duration::from_secs(int(s, "window_s")?),
         containers: &[],
     }))
+}
+
+/// A vector file, leaked for the rest of the run.
+pub fn load(path: &Path) -> R<&'static Value> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
+    Ok(Box::leak(Box::new(v)))
+}
+
+/// Whether `key` is absent or null.
+pub fn is_null(v: &Value, key: &str) -> bool {
+    v.get(key).is_none_or(Value::is_null)
+}
+
+pub fn flag(v: &Value, key: &str) -> R<bool> {
+    get(v, key)?
+        .as_bool()
+        .ok_or_else(|| format!("`{key}` is not a boolean"))
+}
+
+/// A `{resource: milli}` map as requests.
+pub fn request_list(m: &'static Map<String, Value>) -> R<&'static [ResourceRequest<'static>]> {
+    let mut out = Vec::new();
+    for (k, v) in m {
+        out.push(ResourceRequest {
+            resource: k.as_str(),
+            quantity: Quantity::from_milli(int_value(v, k)?),
+        });
+    }
+    Ok(leak(out))
 }

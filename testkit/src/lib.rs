@@ -1,0 +1,17 @@
+//! Test code written once for every place that needs it: the hpa tests (`tests/`,
+//! `ffi/tests/`), the fuzz targets (`fuzz/`, its own workspace) and the firmware's build script
+//! (`examples/firmware/build.rs`, its own workspace, host side).
+//!
+//! * [`Rng`]: the deterministic generator of the randomized tests.
+//! * [`model`] and [`invariants`]: owned models of an evaluation sequence and the properties
+//!   every decision keeps, shared by `tests/invariants.rs` and `fuzz/fuzz_targets/evaluate.rs`.
+//! * [`conformance`]: the upstream-derived vectors (`tests/conformance/`) read into the
+//!   engine's inputs, shared by `tests/conformance.rs` and the firmware, which encodes the same
+//!   cases for the target.
+
+pub mod conformance;
+pub mod invariants;
+pub mod model;
+mod rng;
+
+pub use rng::Rng;
