@@ -220,9 +220,9 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::history::tests::Rng;
     use crate::history::{History, PeriodChanges};
     use crate::time::Duration;
+    use testkit::Rng;
 
     /// Upstream's two scale-event lists, as horizontal.go keeps them: `storeScaleEvent`
     /// (mark the direction's events before `now - longest` outdated, overwrite the last
@@ -267,7 +267,7 @@ mod tests {
     /// an event past the retention, which upstream keeps outdated and never counts again).
     #[test]
     fn scale_events_equal_upstreams_lists() {
-        let mut rng = Rng(0x14);
+        let mut rng = Rng::new(0x14);
         for round in 0..60 {
             let mut h: History<16, 4096> = History::new();
             let mut model = UpstreamLists::default();

@@ -179,9 +179,9 @@ mod tests {
     use super::*;
     use crate::history::codec::{put_varint_min, take_front, zigzag};
     use crate::history::scan::first_after;
-    use crate::history::tests::Rng;
     use crate::history::{History, Stabilization, Stabilized};
     use crate::time::{Duration, Instant};
+    use testkit::Rng;
 
     /// Blocks of entries with two-byte gaps have the high bits `totals` looks for (a wrong
     /// pattern would only send the runs one by one).
@@ -205,12 +205,12 @@ mod tests {
     /// Both forms of `skip_varint` move past the same bytes, and fail at the end.
     #[test]
     fn skipping_by_bytes_equals_skipping_by_decoding() {
-        let mut rng = Rng(0x5c);
+        let mut rng = Rng::new(0x5c);
         for _ in 0..1000 {
             let mut bytes = [0_u8; 64];
             let mut out = bytes.iter_mut();
             let min = |rng: &mut Rng| 1 + u8::try_from(rng.below(2)).unwrap();
-            while put_varint_min(&mut out, rng.next() >> rng.below(64), min(&mut rng)) {}
+            while put_varint_min(&mut out, rng.next_u64() >> rng.below(64), min(&mut rng)) {}
             // The last varint may be cut short: both then fail.
             let (mut by_bytes, mut by_decoding) = (&bytes[..], &bytes[..]);
             loop {
@@ -228,7 +228,7 @@ mod tests {
     /// host's one pass, with and without folded recommendations.
     #[test]
     fn window_by_window_equals_one_pass() {
-        let mut rng = Rng(0x77);
+        let mut rng = Rng::new(0x77);
         let mut h: History<64, 16> = History::new();
         let mut at = 0_i64;
         let windows = [0, 15, 60, 300, 600].map(Duration::from_secs);

@@ -1,5 +1,4 @@
-//! The history as a whole: the capacity guarantee, the windows against a list model, and
-//! the test generator the layers' tests share.
+//! The history as a whole: the capacity guarantee and the windows against a list model.
 
 extern crate std;
 use std::vec::Vec;
@@ -7,20 +6,7 @@ use std::vec::Vec;
 use super::codec::{gap_code, gap_len, varint_len, PERIOD_MS};
 use super::summary::Summary;
 use super::*;
-
-/// A 128-bit multiplicative congruential generator (Lehmer): its high 64 bits.
-pub(super) struct Rng(pub(super) u128);
-
-impl Rng {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(0xDA94_2042_E4DD_58B5) | 1;
-        (self.0 >> 64) as u64
-    }
-
-    pub(super) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use testkit::Rng;
 
 /// The most bytes a ring can hold for a closed window of `window` ms at gaps of at least
 /// 15 s, with `value_bytes` per value (the oldest entry has no gap): exhaustive over how
@@ -79,7 +65,7 @@ fn the_worst_case_fits_the_default_capacities() {
 /// fold and never hold more than the worst case.
 #[test]
 fn random_timings_never_fold_at_the_defaults() {
-    let mut rng = Rng(0x15);
+    let mut rng = Rng::new(0x15);
     let mut h: History<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES> = History::new();
     let mut at = -5_000_000_i64;
     let mut replicas = 1;
@@ -120,7 +106,7 @@ fn random_timings_never_fold_at_the_defaults() {
 /// `i128`), with and without folded entries, over windows of every kind.
 #[test]
 fn windows_equal_a_list_model() {
-    let mut rng = Rng(0x3d);
+    let mut rng = Rng::new(0x3d);
     let mut h: History<48, 12> = History::new();
     let mut at = i64::MIN + 100_000;
     let windows = [0, 1, 14_999, 15_000, 60_000, 600_000, i64::MAX, -5].map(Duration);
@@ -137,7 +123,7 @@ fn windows_equal_a_list_model() {
     for round in 0..4000 {
         // Mostly around the period, now and then far apart (also across the i64 range).
         at = at.saturating_add(match rng.below(16) {
-            0 => i64::try_from(rng.next() >> 2).unwrap(),
+            0 => i64::try_from(rng.next_u64() >> 2).unwrap(),
             1 => 0,
             _ => i64::try_from(rng.below(40_000)).unwrap(),
         });
