@@ -2,10 +2,13 @@
 //!
 //! The C library is built once per test process with `cargo build --release -p libhpa`
 //! (the release profile is the one C programs link: `panic = "abort"`, `no_std`), into the
-//! same target directory as the tests, whatever profile the tests themselves use. C programs
-//! are compiled with the system `cc`/`c++` into `<target>/hpa-ffi-c/` and can be run three
-//! ways: plainly, built with AddressSanitizer and UndefinedBehaviorSanitizer, and under
-//! valgrind. Each run appends a line to `<target>/hpa-ffi-c/reports/<name>.txt`, which
+//! same target directory as the tests, whatever profile the tests themselves use. The `hpa`
+//! binary the replays are compared with is built with the `quick` profile: the same code
+//! without link-time optimisation, which would cost a minute here and changes no output.
+//!
+//! C programs are compiled with the system `cc`/`c++` into `<target>/hpa-ffi-c/` and can be
+//! run three ways: plainly, built with AddressSanitizer and UndefinedBehaviorSanitizer, and
+//! under valgrind. Each run appends a line to `<target>/hpa-ffi-c/reports/<name>.txt`, which
 //! `.ci/run` prints.
 //!
 //! Valgrind is required when `HPA_REQUIRE_VALGRIND` is set or `CI` is set (as `.ci/run` runs);
@@ -45,41 +48,46 @@ pub fn out_dir() -> PathBuf {
     d
 }
 
-fn cargo_build(packages: &[&str]) {
+/// Builds `package` with cargo profile `profile` into the tests' target directory and
+/// returns the profile's output directory.
+fn cargo_build(package: &str, profile: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root())
-        .args(["build", "--release", "--quiet"])
+    let status = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "--quiet", "--profile", profile, "-p", package])
         .arg("--target-dir")
-        .arg(target_dir());
-    for p in packages {
-        cmd.args(["-p", p]);
-    }
-    let status = cmd.status().expect("run cargo build");
+        .arg(target_dir())
+        .status()
+        .expect("run cargo build");
     assert!(
         status.success(),
-        "cargo build --release {packages:?} failed"
+        "cargo build --profile {profile} -p {package} failed"
     );
+    target_dir().join(profile)
 }
 
-/// `libhpa.a`, built in release once per test process (together with the `hpa` binary, which
-/// the replay test compares against).
+/// `libhpa.a`, built in release once per test process.
 pub fn libhpa() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            cargo_build(&["libhpa", "hpa-cli"]);
-            let lib = target_dir().join("release").join("libhpa.a");
+            let lib = cargo_build("libhpa", "release").join("libhpa.a");
             assert!(lib.exists(), "{} was not built", lib.display());
             lib
         })
         .clone()
 }
 
-/// The `hpa` command-line tool (release build).
+/// The `hpa` command-line tool (`quick` profile), built once per test process.
 pub fn hpa_cli() -> PathBuf {
-    libhpa();
-    target_dir().join("release").join("hpa")
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin = cargo_build("hpa-cli", "quick").join("hpa");
+            assert!(bin.exists(), "{} was not built", bin.display());
+            bin
+        })
+        .clone()
 }
 
 /// How a C program is built and run.
