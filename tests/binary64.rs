@@ -1,7 +1,8 @@
 //! Property tests: the integer-only `F64` against the host's hardware `f64`, bit for bit.
 //!
-//! Every operation is checked over millions of operands (hundreds of thousands in debug
-//! builds) drawn from a deterministic PRNG: uniformly random bit patterns and "nice" values
+//! Every operation is checked over a million operands per test (a hundred thousand in debug
+//! builds; `HPA_BINARY64_CASES=N` sets another count, and CI runs ten million) drawn from a
+//! deterministic PRNG: uniformly random bit patterns and "nice" values
 //! (small integers, integers near 2^53, ratios, powers of two, subnormals, signed zeros,
 //! infinities, NaN, values near the i32/i64 limits, short decimals). NaN results are
 //! compared by NaN-ness only.
@@ -13,12 +14,21 @@ use hpa::Tolerance;
 use std::time::Instant;
 use testkit::Rng;
 
-/// Iterations per property test.
-const N: usize = if cfg!(debug_assertions) {
-    500_000
-} else {
-    10_000_000
-};
+/// Iterations per property test: `HPA_BINARY64_CASES`, or a count that keeps the README's
+/// test command quick (a million takes about two seconds a test in the `quick` profile).
+fn cases() -> usize {
+    let default = if cfg!(debug_assertions) {
+        100_000
+    } else {
+        1_000_000
+    };
+    match std::env::var("HPA_BINARY64_CASES") {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("HPA_BINARY64_CASES={v:?} is not a count")),
+        Err(_) => default,
+    }
+}
 
 /// The floating-point draws of these tests, on the shared generator.
 trait Operands {
@@ -199,7 +209,7 @@ fn arithmetic_matches_host() {
     let start = Instant::now();
     let mut rng = Rng::new(1);
     let mut count = 0usize;
-    for _ in 0..N {
+    for _ in 0..cases() {
         let (x, y) = rng.pair();
         let (a, b) = (f(x), f(y));
         let ctx = || {
@@ -223,7 +233,7 @@ fn comparisons_match_host() {
     let start = Instant::now();
     let mut rng = Rng::new(2);
     let mut count = 0usize;
-    for _ in 0..N {
+    for _ in 0..cases() {
         let (x, y) = if rng.below(4) == 0 {
             let x = rng.operand();
             (x, x)
@@ -280,7 +290,7 @@ fn rounding_and_int_conversions_match_host() {
     let start = Instant::now();
     let mut rng = Rng::new(3);
     let mut count = 0usize;
-    for _ in 0..N {
+    for _ in 0..cases() {
         let x = rng.operand();
         let a = f(x);
         let ctx = || format!("{x:e} ({:#018x})", x.to_bits());
@@ -300,7 +310,7 @@ fn int_to_float_matches_host() {
     let start = Instant::now();
     let mut rng = Rng::new(4);
     let mut count = 0usize;
-    for i in 0..N {
+    for i in 0..cases() {
         let u = match i % 4 {
             0 => rng.next_u64(),
             1 => rng.u64_any_width(),
@@ -423,7 +433,7 @@ fn go_approximate_float64_matches_host() {
     let start = Instant::now();
     let mut rng = Rng::new(5);
     let mut count = 0usize;
-    for i in 0..N {
+    for i in 0..cases() {
         let m = match i % 3 {
             0 => rng.range(-100_000, 100_000),
             1 => rng.u64_any_width() as i64,
@@ -480,7 +490,7 @@ fn tolerance_from_quantity_matches_go() {
     let start = Instant::now();
     let mut rng = Rng::new(6);
     let mut count = 0usize;
-    for i in 0..N / 10 {
+    for i in 0..cases() / 10 {
         // Mantissas of every width up to 38 digits (both sides of Go's 18-digit fast path),
         // exponents around nano and far from it.
         let digits = match i % 4 {
@@ -550,7 +560,7 @@ fn from_decimal_matches_parse() {
     let start = Instant::now();
     let mut rng = Rng::new(6);
     let mut count = 0usize;
-    let n = N / 2;
+    let n = cases() / 2;
     for i in 0..n {
         let negative = rng.bool();
         let (m, e) = match i % 6 {
