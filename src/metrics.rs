@@ -9,6 +9,7 @@ use crate::input::{MetricValues, Observation};
 use crate::quantity::Quantity;
 use crate::settings::Settings;
 use crate::spec::{MetricSourceType, MetricSpec, MetricTargetType};
+use crate::tuning::FAST_FORMS;
 
 /// The most metrics one HPA may list in this engine (Kubernetes has no limit; real HPAs use
 /// a handful). Bounds the size of a [`crate::Decision`].
@@ -448,9 +449,7 @@ fn outcome<'a>(
                     target,
                 },
                 MetricValues::Pods(s),
-            ) => {
-                calculator::pod_metric::<{ calculator::WIDE }>(ctx, s, resource, container, target)
-            }
+            ) => calculator::pod_metric::<{ FAST_FORMS }>(ctx, s, resource, container, target),
             (
                 Route::Usage {
                     external: false,
