@@ -4,6 +4,7 @@ use crate::input::{ConditionStatus, Container, ContainerKind, Pod, PodPhase, Res
 use crate::input::{ReadyCondition, Sample};
 use crate::quantity::Quantity;
 use crate::time::{Duration, Instant};
+use crate::tuning::FAST_FORMS;
 
 /// Which group a pod falls into for a pod-based metric (upstream `groupPods`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,12 +101,9 @@ pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping
         return PodGroup::Missing;
     };
     if rules.cpu {
-        // The common pod: Ready, started before the initialization period. Inline on 64-bit
-        // targets only: elsewhere the call below decides the same at a smaller code size.
-        if cfg!(target_pointer_width = "64")
-            && !rules.all_initializing
-            && ready_since(pod, rules.init_cutoff)
-        {
+        // The common pod: Ready, started before the initialization period. Decided here on
+        // hosts only: elsewhere the call below decides the same at a smaller code size.
+        if FAST_FORMS && !rules.all_initializing && ready_since(pod, rules.init_cutoff) {
             return PodGroup::Ready;
         }
         if cpu_unready(pod, sample, rules) {
@@ -247,8 +245,8 @@ fn is_pod_level_resource(resource: &str) -> bool {
 ///
 /// [`RequestError`] when a counted container lacks the request, the named container does not
 /// exist, or neither pod-level nor container requests name the resource.
-// Out of line on 64-bit targets: the per-pod loop reuses the last request, and the rare
-// call keeps the loop's registers free.
+// Out of line on hosts (`crate::tuning::FAST_FORMS`): the per-pod loop reuses the last
+// request, and the rare call keeps the loop's registers free.
 #[cfg_attr(target_pointer_width = "64", inline(never))]
 pub fn pod_request<'a>(
     pod: &Pod<'a>,
