@@ -142,7 +142,6 @@ fn pow10(k: u32) -> Option<u128> {
 /// `m × 10^k` for `m <= 2^127`, or [`SATURATED`] beyond `u128`: what `pow10(k)` and
 /// `checked_mul` give, by 10^9 at a time (a 32-bit factor: a 128-bit multiplication is
 /// expanded inline, about 1 KB of code, on 32-bit targets).
-#[inline(never)]
 fn mul_pow10(m: u128, k: u32) -> u128 {
     if k >= 39 {
         return SATURATED;

@@ -42,13 +42,11 @@ pub struct Tolerances {
 /// Whether `mode` selects the exact rationals. Without the `exact` feature this is `false`
 /// whatever the mode (the evaluation refuses `Exact` before any arithmetic), so that the
 /// exact code is not built at all.
-#[inline(always)]
 fn exact(mode: Arithmetic) -> bool {
     cfg!(feature = "exact") && mode == Arithmetic::Exact
 }
 
 /// `float64(num) / float64(den)`.
-#[inline(always)]
 pub(crate) fn ratio(mode: Arithmetic, num: i64, den: i64) -> Ratio {
     #[cfg(feature = "exact")]
     if exact(mode) {
@@ -74,8 +72,9 @@ pub(crate) fn per_pod_ratio(mode: Arithmetic, value: i64, target: i64, replicas:
 }
 
 impl Ratio {
-    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: inlined
-    /// into its callers it costs more code than the call (on a Cortex-M0).
+    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: without
+    /// the `exact` feature, inlined into its callers it costs 132 bytes more code on a
+    /// Cortex-M0.
     #[inline(never)]
     pub(crate) fn cmp_one(self) -> Option<Ordering> {
         match self {
@@ -113,15 +112,14 @@ impl Ratio {
     }
 }
 
-// Exact mode: every expression reduces to one of two calls, out of line (inlined, their
-// wide temporaries would widen the frames of the float path, which runs inside the deepest
-// calls of an evaluation).
+// Exact mode: every expression reduces to a call of one of two functions, so that their wide
+// temporaries stay out of the frames of the float path, which runs inside the deepest calls
+// of an evaluation.
 
 /// An exact ratio `num / (den × scale)` compared with `1 + t`, or `1 - t` when `minus`, for
 /// the tolerance `t` (`None`: zero) ([`exact::cmp_ratio`]). Taken by reference: three
 /// arguments in registers at each call.
 #[cfg(feature = "exact")]
-#[inline(never)]
 fn exact_cmp(ratio: &Ratio, minus: bool, tol: Option<&Tolerance>) -> Option<Ordering> {
     let Ratio::Exact { num, den, scale } = *ratio else {
         return None;
@@ -145,7 +143,6 @@ enum Rounding {
 /// An exact ratio `num / (den × scale)` times `count`, rounded and saturated as `rounding`
 /// says ([`exact::quotient`]). The ratio by reference: three arguments in registers.
 #[cfg(feature = "exact")]
-#[inline(never)]
 fn exact_quotient(count: i64, ratio: &Ratio, rounding: Rounding) -> i64 {
     let Ratio::Exact { num, den, scale } = *ratio else {
         return 0;
@@ -241,8 +238,8 @@ pub(crate) struct Sum {
 }
 
 impl Sum {
-    /// `self += v`, out of line: one copy of the code (each inlined copy is about 70 bytes on
-    /// a Cortex-M0; the hosts' per-pod loop sums in 128 bits instead).
+    /// `self += v`, out of line: one copy of the code (inlined, 376 bytes more code and 72
+    /// more stack on a Cortex-M0; the hosts' per-pod loop sums in 128 bits instead).
     #[inline(never)]
     pub(crate) fn push(&mut self, v: i64) {
         let (lo, wrapped) = self.lo.overflowing_add(v);
@@ -282,7 +279,6 @@ impl Sum {
 
 /// `a × b` as `(high, low)` 64-bit halves: the native multiplication on hosts
 /// ([`FAST_FORMS`]), elsewhere [`mul_wide_parts`].
-#[inline]
 pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
     if FAST_FORMS {
         let p = u128::from(a).wrapping_mul(u128::from(b));
@@ -293,7 +289,6 @@ pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
 
 /// [`mul_wide`] from four 32 × 32-bit products (a 128-bit multiplication is expanded into
 /// far more code on 32-bit targets).
-#[inline(never)]
 pub(crate) fn mul_wide_parts(a: u64, b: u64) -> (u64, u64) {
     const LOW: u64 = 0xFFFF_FFFF;
     let (a1, a0) = (a >> 32, a & LOW);

@@ -85,7 +85,6 @@ impl<'a> Form<'a> for Fast<'a> {
 type CachedRequest<'a> = (&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64);
 
 /// The same pod-level request slice (or none on both sides).
-#[inline(always)]
 fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest<'_>]>) -> bool {
     match (a, b) {
         (None, None) => true,
@@ -97,7 +96,6 @@ fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest
 /// The same container slice, or slices equal in everything a request depends on (the
 /// comparison costs less than the request it saves): kinds, names when one container is named,
 /// and request names and quantities. Equal inputs, equal request.
-#[inline(always)]
 fn same_containers(a: &[Container<'_>], b: &[Container<'_>], named: bool) -> bool {
     core::ptr::eq(a, b) || equal_containers(a, b, named)
 }

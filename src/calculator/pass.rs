@@ -110,10 +110,8 @@ impl<'a> Form<'a> for Plain {
 /// reads, so their sums are kept here and the second pass is arithmetic on sums, without a
 /// second walk over the pods.
 // Out of line on hosts (`crate::tuning::FAST_FORMS`), where the code after the pass otherwise
-// made the loop spill registers (about 5 % slower at 1,000 pods); inlined elsewhere, where
-// that is smaller.
+// made the loop spill registers (about 5 % slower at 1,000 pods).
 #[cfg_attr(target_pointer_width = "64", inline(never))]
-#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
 pub(super) fn pod_pass<'a, F: Form<'a>>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,

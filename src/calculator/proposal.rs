@@ -15,7 +15,6 @@ use crate::input::{ConditionStatus, PodPhase, PodSamples};
 /// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
 /// `None` for Pods metrics. The pass over the pods runs in its fast form when `FAST`: the
 /// evaluation passes [`crate::tuning::FAST_FORMS`], the tests both.
-#[inline(never)]
 pub(crate) fn pod_metric<'a, const FAST: bool>(
     ctx: &CalcContext<'_, 'a>,
     samples: &PodSamples<'a>,
@@ -168,7 +167,6 @@ fn usage<'a>(values: Result<i64, &[i64]>, per_pod: bool) -> Result<i64, CalcErro
 /// upstream takes it as MaxInt64. `GetExternalPerPodMetricReplicas`: a running sum that leaves
 /// [0, MaxInt64] is upstream's overflow signal. `GetExternalMetricReplicas`: a positive
 /// overflow ends the sum at MaxInt64, a negative one saturates.
-#[inline(always)]
 pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
     let mut sum: i64 = 0;
     for &v in series {
@@ -188,7 +186,6 @@ pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
 /// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
 /// (`per_pod`, docs/spec/calculator.md#object-average-value,
 /// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
-#[inline(never)]
 pub(crate) fn usage_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     values: Result<i64, &[i64]>,

@@ -23,7 +23,8 @@ pub fn evaluate_metric<'a>(
 }
 
 /// [`evaluate_metric`] into `out`: the reconcile evaluates straight into its decision's
-/// slot (a returned outcome went through a 56-byte temporary and a copy).
+/// slot (a returned outcome went through a 56-byte temporary and a copy). Out of line: inlined
+/// into both callers, about 1 KB more code and 136 bytes more stack on a Cortex-M0.
 #[inline(never)]
 pub(crate) fn evaluate_metric_into<'a>(
     out: &mut MetricOutcome<'a>,
@@ -34,7 +35,8 @@ pub(crate) fn evaluate_metric_into<'a>(
     *out = outcome(ctx, spec, values);
 }
 
-/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out`.
+/// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out` (48
+/// bytes less code on a Cortex-M0 than a call).
 #[inline(always)]
 fn outcome<'a>(
     ctx: &CalcContext<'_, 'a>,
