@@ -245,6 +245,9 @@ fn is_pod_level_resource(resource: &str) -> bool {
 ///
 /// [`RequestError`] when a counted container lacks the request, the named container does not
 /// exist, or neither pod-level nor container requests name the resource.
+// Out of line on hosts (`crate::tuning::FAST_FORMS`): the per-pod loop reuses the last
+// request, and the rare call keeps the loop's registers free.
+#[cfg_attr(target_pointer_width = "64", inline(never))]
 pub fn pod_request<'a>(
     pod: &Pod<'a>,
     container: Option<&'a str>,
