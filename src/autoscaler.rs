@@ -685,7 +685,8 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 /// per direction by the behavior's when HPAConfigurableTolerance is on.
 ///
 /// Not inlined: called, it writes into the reconcile's `CalcContext` directly; inlined, the
-/// tolerances were built in a temporary and copied (three memcpy calls).
+/// tolerances were built in a temporary and copied (three memcpy calls: 24 bytes more code
+/// and 24 more stack on a Cortex-M0).
 #[inline(never)]
 pub fn tolerances(hpa: &Hpa<'_>, settings: &Settings) -> Tolerances {
     // References first, one copy per direction at the end: a `Tolerance` is 24 bytes.

@@ -53,8 +53,7 @@ pub struct ResolvedRules<'a> {
 impl<'a> ResolvedRules<'a> {
     /// The longest policy period in seconds (`getLongestPolicyPeriod`: at least 0):
     /// events before `now` minus this become outdated when an event of this direction is
-    /// stored (docs/spec/history.md#scale-events). Not inlined: one copy on small targets.
-    #[inline(never)]
+    /// stored (docs/spec/history.md#scale-events).
     pub fn longest_period_seconds(&self) -> i32 {
         self.policies
             .iter()

@@ -46,6 +46,8 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::str::FromStr;
 
+use crate::tuning::FAST_FORMS;
+
 /// Serialization format of a quantity (which suffix family it is written with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -140,7 +142,6 @@ fn pow10(k: u32) -> Option<u128> {
 /// `m × 10^k` for `m <= 2^127`, or [`SATURATED`] beyond `u128`: what `pow10(k)` and
 /// `checked_mul` give, by 10^9 at a time (a 32-bit factor: a 128-bit multiplication is
 /// expanded inline, about 1 KB of code, on 32-bit targets).
-#[inline(never)]
 fn mul_pow10(m: u128, k: u32) -> u128 {
     if k >= 39 {
         return SATURATED;
@@ -274,32 +275,33 @@ impl Quantity {
     /// with a fractional milli part round away from zero (`-0.0005` gives -1). Saturates at
     /// `i64::MIN` / `i64::MAX`.
     pub fn milli_value(&self) -> i64 {
-        // Fast path for the common case, a whole number of milli-units that fits i64
-        // (`small_pow10` is 0 beyond 10^19, which no nonzero i64 times fits anyway): on
-        // 64-bit hosts, where it runs for every container of every pod. 32-bit targets take
-        // the general path, whose code is linked anyway (the fast path would add about 200
-        // bytes on a Cortex-M0); the tests check both against each other.
-        if !cfg!(target_pointer_width = "64") {
-            return self.scaled_value(-3);
-        }
-        if let (Ok(m), Ok(shift)) = (
-            i64::try_from(self.mantissa),
-            u32::try_from(self.exponent.saturating_add(3)),
-        ) {
-            let power = crate::arith::wide::small_pow10(shift);
-            let (hi, lo) = crate::arith::mul_wide(m.unsigned_abs(), power);
-            if hi == 0 && power != 0 {
-                let v = if m < 0 {
-                    0_i64.checked_sub_unsigned(lo)
-                } else {
-                    i64::try_from(lo).ok()
-                };
-                if let Some(v) = v {
-                    return v;
-                }
+        // Hosts, where it runs for every container of every pod, first try the common case.
+        // Small targets take the general path only, whose code is linked anyway (the fast
+        // form would add about 200 bytes on a Cortex-M0); the tests check both.
+        if FAST_FORMS {
+            if let Some(v) = self.whole_milli() {
+                return v;
             }
         }
         self.scaled_value(-3)
+    }
+
+    /// [`Quantity::milli_value`]'s fast form for the common case, a whole number of
+    /// milli-units that fits i64 (`small_pow10` is 0 beyond 10^19, which no nonzero i64 times
+    /// fits anyway); `None` otherwise.
+    fn whole_milli(&self) -> Option<i64> {
+        let m = i64::try_from(self.mantissa).ok()?;
+        let shift = u32::try_from(self.exponent.saturating_add(3)).ok()?;
+        let power = crate::arith::wide::small_pow10(shift);
+        let (hi, lo) = crate::arith::mul_wide(m.unsigned_abs(), power);
+        if hi != 0 || power == 0 {
+            return None;
+        }
+        if m < 0 {
+            0_i64.checked_sub_unsigned(lo)
+        } else {
+            i64::try_from(lo).ok()
+        }
     }
 
     /// `Quantity.Value()`: the value in units, rounded like [`Quantity::milli_value`]

@@ -12,6 +12,7 @@
 
 use super::mul_wide;
 use super::wide::Big;
+use crate::tuning::FAST_FORMS;
 use core::cmp::Ordering;
 
 /// An IEEE-754 binary64 value held as its bit pattern.
@@ -332,7 +333,6 @@ impl F64 {
     /// The three operations in one body: they share the decoding, the special cases and the
     /// final rounding (one copy of each is about a third of the code of three functions on a
     /// Cortex-M0). Zeros take the finite path wherever it gives their IEEE result.
-    #[inline(never)]
     fn binop(self, other: F64, op: Op) -> F64 {
         let (mut a, mut b) = (self, other);
         // The sign of a product or quotient (for a sum: whether the signs differ).
@@ -597,7 +597,6 @@ impl F64 {
     /// Go's `math.Pow10(n)`, computed exactly as Go computes it (a product or quotient of
     /// two table entries, so not always the nearest binary64 to `10^n`).
     #[must_use]
-    #[inline(never)]
     pub fn go_pow10(n: i32) -> F64 {
         if !(-323..=308).contains(&n) {
             return if n > 0 { F64::INFINITY } else { F64::ZERO };
@@ -613,14 +612,15 @@ impl F64 {
     }
 
     /// The binary64 of the literal `1e{e}` for an entry of Go's tables (`e` in `0..32`, or a
-    /// multiple of 32 in `-320..=288`). On 32-bit targets the first 32 entries are computed
-    /// ([`F64::small_pow10`], 256 bytes of table less flash there; `go_pow10` only runs when
-    /// a tolerance is read), so that no correctly rounded decimal conversion is linked for it.
-    /// Inlined: its two call sites then share no wrapper.
+    /// multiple of 32 in `-320..=288`). On small targets (not [`FAST_FORMS`]) the first 32
+    /// entries are computed ([`F64::small_pow10`], 256 bytes of table less flash there;
+    /// `go_pow10` only runs when a tolerance is read), so that no correctly rounded decimal
+    /// conversion is linked for it.
+    /// Inlined: its two call sites then share no wrapper (20 bytes less code on a Cortex-M0).
     #[inline(always)]
     fn literal_pow10(e: i32) -> F64 {
         let bits = if (0..32).contains(&e) {
-            if !cfg!(target_pointer_width = "64") {
+            if !FAST_FORMS {
                 return F64::small_pow10(e);
             }
             POW10TAB.get(e as usize)
@@ -696,9 +696,9 @@ impl F64 {
 }
 
 /// `(floor(a × 2^63 / b), remainder)` for significands `a`, `b` in `[2^52, 2^53)`: the
-/// native 128-bit division on 64-bit targets, elsewhere [`div_mant_loop`].
+/// native 128-bit division on hosts ([`FAST_FORMS`]), elsewhere [`div_mant_loop`].
 fn div_mant(a: u64, b: u64) -> (u64, u64) {
-    if cfg!(target_pointer_width = "64") {
+    if FAST_FORMS {
         let n = u128::from(a) << 63;
         let d = u128::from(b);
         // d >= 2^52: no division by zero; the quotient is below 2^64.

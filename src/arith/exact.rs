@@ -20,8 +20,7 @@ const LIMBS: usize = 10;
 type Term = (u32, u64, [i64; 2], bool);
 
 /// The sum of the left-hand terms compared with the sum of the right-hand ones, exact while
-/// each sum stays below `2^320`. Out of line: the one copy of the wide arithmetic.
-#[inline(never)]
+/// each sum stays below `2^320`: the one copy of the wide arithmetic.
 fn compare(terms: &[Term]) -> Ordering {
     let (mut left, mut right) = (Big::<LIMBS>::zero(), Big::zero());
     let mut x = Big::zero();

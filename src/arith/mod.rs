@@ -13,6 +13,7 @@ pub(crate) mod wide;
 
 use core::cmp::Ordering;
 
+use crate::tuning::FAST_FORMS;
 use binary64::F64;
 pub use tolerance::{Tolerance, Tolerances};
 
@@ -48,13 +49,11 @@ pub(crate) enum Ratio {
 /// Whether `mode` selects the exact rationals. Without the `exact` feature this is `false`
 /// whatever the mode (the evaluation refuses `Exact` before any arithmetic), so that the
 /// exact code is not built at all.
-#[inline(always)]
 fn exact(mode: Arithmetic) -> bool {
     cfg!(feature = "exact") && mode == Arithmetic::Exact
 }
 
 /// `float64(num) / float64(den)`.
-#[inline(always)]
 pub(crate) fn ratio(mode: Arithmetic, num: i64, den: i64) -> Ratio {
     #[cfg(feature = "exact")]
     if exact(mode) {
@@ -80,8 +79,9 @@ pub(crate) fn per_pod_ratio(mode: Arithmetic, value: i64, target: i64, replicas:
 }
 
 impl Ratio {
-    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: inlined
-    /// into its callers it costs more code than the call (on a Cortex-M0).
+    /// The ratio compared with 1.0; `None` for NaN (or an exact 0/0). Out of line: without
+    /// the `exact` feature, inlined into its callers it costs 132 bytes more code on a
+    /// Cortex-M0.
     #[inline(never)]
     pub(crate) fn cmp_one(self) -> Option<Ordering> {
         match self {
@@ -119,15 +119,14 @@ impl Ratio {
     }
 }
 
-// Exact mode: every expression reduces to one of two calls, out of line (inlined, their
-// wide temporaries would widen the frames of the float path, which runs inside the deepest
-// calls of an evaluation).
+// Exact mode: every expression reduces to a call of one of two functions, so that their wide
+// temporaries stay out of the frames of the float path, which runs inside the deepest calls
+// of an evaluation.
 
 /// An exact ratio `num / (den × scale)` compared with `1 + t`, or `1 - t` when `minus`, for
 /// the tolerance `t` (`None`: zero) ([`exact::cmp_ratio`]). Taken by reference: three
 /// arguments in registers at each call.
 #[cfg(feature = "exact")]
-#[inline(never)]
 fn exact_cmp(ratio: &Ratio, minus: bool, tol: Option<&Tolerance>) -> Option<Ordering> {
     let Ratio::Exact { num, den, scale } = *ratio else {
         return None;
@@ -151,7 +150,6 @@ enum Rounding {
 /// An exact ratio `num / (den × scale)` times `count`, rounded and saturated as `rounding`
 /// says ([`exact::quotient`]). The ratio by reference: three arguments in registers.
 #[cfg(feature = "exact")]
-#[inline(never)]
 fn exact_quotient(count: i64, ratio: &Ratio, rounding: Rounding) -> i64 {
     let Ratio::Exact { num, den, scale } = *ratio else {
         return 0;
@@ -247,36 +245,17 @@ pub(crate) struct Sum {
 }
 
 impl Sum {
-    /// `self += v`, out of line: one copy of the code for the places that do not run per
-    /// pod (each inlined copy is about 70 bytes on a Cortex-M0).
+    /// `self += v`, out of line: one copy of the code (inlined, 376 bytes more code and 72
+    /// more stack on a Cortex-M0; the hosts' per-pod loop sums in 128 bits instead).
     #[inline(never)]
     pub(crate) fn push(&mut self, v: i64) {
-        self.add(v);
-    }
-
-    /// `self += v`, inlined: for the per-pod loops.
-    #[inline(always)]
-    pub(crate) fn add(&mut self, v: i64) {
         let (lo, wrapped) = self.lo.overflowing_add(v);
         self.lo = lo;
         if wrapped {
-            // The same update either way: out of line on 64-bit targets, where it keeps the
-            // per-pod loops' registers free (about 7 % faster), inline elsewhere, where a
-            // call in the loop costs more code and stack than it saves.
-            if cfg!(target_pointer_width = "64") {
-                self.wrap(v);
-            } else {
-                self.hi = self.hi.wrapping_add((v >> 63) | 1);
-            }
+            // `lo` wrapped once past the `i64` range in the direction of `v`: (v >> 63) | 1
+            // is -1 or 1.
+            self.hi = self.hi.wrapping_add((v >> 63) | 1);
         }
-    }
-
-    /// `lo` wrapped once past the `i64` range in the direction of `v`.
-    #[cold]
-    #[inline(never)]
-    fn wrap(&mut self, v: i64) {
-        // (v >> 63) | 1 is -1 or 1.
-        self.hi = self.hi.wrapping_add((v >> 63) | 1);
     }
 
     /// `self += other`.
@@ -305,11 +284,10 @@ impl Sum {
     }
 }
 
-/// `a × b` as `(high, low)` 64-bit halves: the native multiplication on 64-bit targets,
-/// elsewhere [`mul_wide_parts`].
-#[inline]
+/// `a × b` as `(high, low)` 64-bit halves: the native multiplication on hosts
+/// ([`FAST_FORMS`]), elsewhere [`mul_wide_parts`].
 pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
-    if cfg!(target_pointer_width = "64") {
+    if FAST_FORMS {
         let p = u128::from(a).wrapping_mul(u128::from(b));
         return ((p >> 64) as u64, p as u64);
     }
@@ -318,7 +296,6 @@ pub(crate) fn mul_wide(a: u64, b: u64) -> (u64, u64) {
 
 /// [`mul_wide`] from four 32 × 32-bit products (a 128-bit multiplication is expanded into
 /// far more code on 32-bit targets).
-#[inline(never)]
 pub(crate) fn mul_wide_parts(a: u64, b: u64) -> (u64, u64) {
     const LOW: u64 = 0xFFFF_FFFF;
     let (a1, a0) = (a >> 32, a & LOW);
@@ -366,12 +343,12 @@ pub(crate) fn mul_div_below(m: u64, c: u8, d: u64) -> u64 {
 
 /// `(n / d, n % d)` for a 32-bit divisor `d != 0`, by four 64-by-32-bit steps (schoolbook
 /// short division); `(0, 0)` when `d == 0`. The 64-bit division it runs on 32-bit targets is
-/// the one the rest of the program links anyway.
+/// the one the rest of the program links anyway. Hosts ([`FAST_FORMS`]) divide natively.
 pub(crate) fn div_small(n: u128, d: u32) -> (u128, u32) {
     if d == 0 {
         return (0, 0);
     }
-    if cfg!(target_pointer_width = "64") {
+    if FAST_FORMS {
         let d = u128::from(d);
         return (
             n.checked_div(d).unwrap_or(0),
@@ -398,11 +375,11 @@ pub(crate) fn div_small_steps(n: u128, d: u32) -> (u128, u32) {
     (from_limbs(limbs), r as u32)
 }
 
-/// `n × d`, or `None` beyond `u128`: the native multiplication on 64-bit targets,
+/// `n × d`, or `None` beyond `u128`: the native multiplication on hosts ([`FAST_FORMS`]),
 /// elsewhere [`mul_small_steps`] (a 128-bit multiplication is expanded inline, about 1 KB
 /// of code, on 32-bit targets).
 pub(crate) fn mul_small(n: u128, d: u32) -> Option<u128> {
-    if cfg!(target_pointer_width = "64") {
+    if FAST_FORMS {
         return n.checked_mul(u128::from(d));
     }
     mul_small_steps(n, d)
@@ -584,15 +561,15 @@ mod tests {
                 sum.push(y);
                 reference += i128::from(y);
             } else {
-                sum.add(x);
+                sum.push(x);
                 reference += i128::from(x);
             }
             assert_eq!(sum.clamped(), clamp_i64(reference));
             assert_eq!(Sum::from_i128(reference).clamped(), clamp_i64(reference));
             let (mut from, mut added) = (Sum::from_i128(reference), Sum::default());
-            from.add(x);
+            from.push(x);
             added.add_sum(sum);
-            added.add(x);
+            added.push(x);
             assert_eq!(from.clamped(), added.clamped());
             let mut twice = sum;
             twice.add_sum(sum);
@@ -600,13 +577,13 @@ mod tests {
         }
         assert_eq!(div_small(5, 0), (0, 0));
         let mut s = Sum::default();
-        s.add(i64::MIN);
-        s.add(-1);
+        s.push(i64::MIN);
+        s.push(-1);
         assert_eq!(s.clamped(), i64::MIN);
-        s.add(1);
+        s.push(1);
         assert_eq!(s.clamped(), i64::MIN);
         for _ in 0..4 {
-            s.add(i64::MAX);
+            s.push(i64::MAX);
         }
         assert_eq!(s.clamped(), i64::MAX);
     }

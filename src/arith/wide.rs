@@ -259,7 +259,6 @@ impl<const N: usize> Big<N> {
 // slice: one copy of the code instead of one per `N`.
 
 /// [`Big::mul_small`] on the limbs.
-#[inline(never)]
 fn mul_small_limbs(limbs: &mut [u32], k: u64) {
     let (kl, kh) = (k & 0xFFFF_FFFF, k >> 32);
     // The carry, in units of the current limb: below 2^64 (see the bound below).

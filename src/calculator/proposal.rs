@@ -1,0 +1,372 @@
+//! The calculators, one per metric source and target type, and their proposal rules
+//! (docs/spec/calculator.md).
+
+use core::cmp::Ordering;
+
+use super::fast::Fast;
+use super::pass::{pod_pass, Plain, PodPass};
+use super::ratio::{count, measure};
+use super::{CalcContext, CalcError, Calculation, PodTarget};
+use crate::arith::{self, Ratio};
+use crate::input::{ConditionStatus, PodPhase, PodSamples};
+
+/// The pod-based calculators: `GetResourceReplicas` (utilization targets,
+/// docs/spec/calculator.md#utilization) and `calcPlainMetricReplicas` (Resource/ContainerResource
+/// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
+/// `None` for Pods metrics. The pass over the pods runs in its fast form when `FAST`: the
+/// evaluation passes [`crate::tuning::FAST_FORMS`], the tests both.
+pub(crate) fn pod_metric<'a, const FAST: bool>(
+    ctx: &CalcContext<'_, 'a>,
+    samples: &PodSamples<'a>,
+    resource: Option<&'a str>,
+    container: Option<&'a str>,
+    target: PodTarget,
+) -> Result<Calculation, CalcError<'a>> {
+    // Filled in place (a returned pass would be copied out of a `Result`); zeroed first,
+    // which is smaller on a Cortex-M0.
+    let mut pass = PodPass::default();
+    // A missing pod is filled in below target with `fill`: utilization, its request ×
+    // max(target, 100 %); an average, the target itself.
+    let (requests, fill) = match (target, resource) {
+        (PodTarget::Utilization(percent), Some(r)) => (Some(r), i64::from(percent.max(100))),
+        (PodTarget::Utilization(_), None) => (None, 0),
+        (PodTarget::Average(milli), _) => (None, milli),
+    };
+    if FAST {
+        pod_pass::<Fast>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+    } else {
+        pod_pass::<Plain>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+    }
+    let entries = pass.ready.wrapping_add(pass.orphans);
+    if entries == 0 {
+        return Err(CalcError::NoReadyPodMetrics);
+    }
+    if let Some(e) = pass.first_request_error {
+        return Err(CalcError::Request(e));
+    }
+    let mode = ctx.settings.arithmetic;
+    let utilization = matches!(target, PodTarget::Utilization(_));
+    // Orphan samples count in averages of plain values, not in utilization (whose raw value
+    // is the ready pods' average).
+    let first_entries = if utilization {
+        pass.ready
+    } else {
+        pass.value_sum.add_sum(pass.orphan_sum);
+        entries
+    };
+    let (ratio, percent, raw_milli) =
+        measure(mode, target, &pass, first_entries).ok_or(CalcError::NoMatchingRequests)?;
+
+    // Without missing pods, and unless unready pods are to be counted on a scale-up, the
+    // first pass decides (docs/spec/calculator.md#utilization, step f): the current count inside
+    // the tolerance band, else `ceil(ratio × ready pods)`.
+    let side = ratio.cmp_one();
+    let (below, above) = (
+        side == Some(Ordering::Less),
+        side == Some(Ordering::Greater),
+    );
+    let scale_up_with_unready = pass.unready > 0 && above;
+    let second = scale_up_with_unready || pass.missing != 0;
+    let second_ratio;
+    let (new_ratio, n) = if second {
+        // Second pass: missing pods count as at the target below it (utilization: their
+        // request × max(target, 100 %)) and as 0 above it; unready pods as 0 on a scale-up.
+        let mut entries = entries;
+        if below || above {
+            entries = entries.wrapping_add(pass.missing);
+            pass.request_sum.add_sum(pass.missing_requests);
+            if below {
+                pass.value_sum.add_sum(pass.missing_fill);
+            }
+        }
+        if scale_up_with_unready {
+            entries = entries.wrapping_add(pass.unready);
+            pass.request_sum.add_sum(pass.unready_requests);
+        }
+        let Some((ratio, ..)) = measure(mode, target, &pass, entries) else {
+            return Err(CalcError::NoMatchingRequests);
+        };
+        second_ratio = ratio;
+        (&second_ratio, entries)
+    } else {
+        (&ratio, pass.ready)
+    };
+    let (replicas, within_tolerance) = proposal(ctx, (below, above), new_ratio, count(n), second);
+    Ok(Calculation {
+        replicas,
+        utilization: percent,
+        raw_milli,
+        within_tolerance,
+    })
+}
+
+/// The proposal of the pod-based calculators and whether the tolerance band held it at the
+/// current count: after the first pass (docs/spec/calculator.md#utilization, step f), the current
+/// count inside the band, else `ceil(ratio × count)`; after the `second` (steps i-k), also the
+/// current count when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the
+/// proposal moved against the new ratio. The ratio by reference: either pass's, without a copy.
+fn proposal(
+    ctx: &CalcContext<'_, '_>,
+    (below, above): (bool, bool),
+    new_ratio: &Ratio,
+    count: i64,
+    second: bool,
+) -> (i32, bool) {
+    if new_ratio.within(&ctx.tolerances) {
+        return (ctx.current, true);
+    }
+    let new_side = new_ratio.cmp_one();
+    let (less, greater) = (Some(Ordering::Less), Some(Ordering::Greater));
+    // Never after the first pass, where both ratios are the same.
+    let flipped = (below && new_side == greater) || (above && new_side == less);
+    if flipped {
+        return (ctx.current, false);
+    }
+    let replicas = new_ratio.ceil_times(count);
+    if second
+        && ((new_side == less && replicas > ctx.current)
+            || (new_side == greater && replicas < ctx.current))
+    {
+        return (ctx.current, false);
+    }
+    (replicas, false)
+}
+
+/// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
+fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a>> {
+    if ctx.obs.pods.is_empty() {
+        return Err(CalcError::ReadyPodsNoPods);
+    }
+    let ready = ctx
+        .obs
+        .pods
+        .iter()
+        .filter(|p| {
+            p.phase == PodPhase::Running
+                && p.ready.is_some_and(|r| r.status == ConditionStatus::True)
+        })
+        .count();
+    Ok(i64::try_from(ready).unwrap_or(i64::MAX))
+}
+
+/// The usage of an Object metric (`values` is `Ok(value)`) or an External metric (`Err`
+/// with its series) in milli-units: its value, or the series' sum with upstream's overflow
+/// rule for the target type.
+fn usage<'a>(values: Result<i64, &[i64]>, per_pod: bool) -> Result<i64, CalcError<'a>> {
+    let series = match values {
+        Ok(value) => return Ok(value),
+        Err(series) => series,
+    };
+    if series.is_empty() {
+        return Err(CalcError::NoExternalMetrics);
+    }
+    Ok(series_sum(series, per_pod).unwrap_or(i64::MAX))
+}
+
+/// An External series' sum with upstream's overflow rule for the target type: `None` where
+/// upstream takes it as MaxInt64. `GetExternalPerPodMetricReplicas`: a running sum that leaves
+/// [0, MaxInt64] is upstream's overflow signal. `GetExternalMetricReplicas`: a positive
+/// overflow ends the sum at MaxInt64, a negative one saturates.
+pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
+    let mut sum: i64 = 0;
+    for &v in series {
+        sum = match sum.checked_add(v) {
+            Some(s) if per_pod && s < 0 => return None,
+            Some(s) => s,
+            None if per_pod || v >= 0 => return None,
+            None => i64::MIN,
+        };
+    }
+    Some(sum)
+}
+
+/// Object and External metrics (`values` as for [`usage`]): `GetObjectMetricReplicas` and
+/// `GetExternalMetricReplicas` for value targets (docs/spec/calculator.md#object-value,
+/// docs/spec/calculator.md#external-value), measured against the ready pods;
+/// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
+/// (`per_pod`, docs/spec/calculator.md#object-average-value,
+/// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
+pub(crate) fn usage_metric<'a>(
+    ctx: &CalcContext<'_, 'a>,
+    values: Result<i64, &[i64]>,
+    target_milli: i64,
+    per_pod: bool,
+) -> Result<Calculation, CalcError<'a>> {
+    let external = values.is_err();
+    let usage = usage(values, per_pod)?;
+    let mode = ctx.settings.arithmetic;
+    // `usage / target`, for both target types: the per-pod proposal is its ceiling.
+    let ratio = arith::ratio(mode, usage, target_milli);
+    let status_replicas = ctx.obs.status_replicas;
+    // One tolerance test for both: per pod, of the ratio to the target times
+    // `status.replicas` (always); for value targets (`getUsageRatioReplicaCount`, spec
+    // 10.3), of `ratio` with a current count, else `ceil(ratio)` from zero.
+    let (tested, held) = if per_pod {
+        (
+            arith::per_pod_ratio(mode, usage, target_milli, status_replicas),
+            status_replicas,
+        )
+    } else {
+        (ratio, ctx.current)
+    };
+    let within_tolerance = (per_pod || ctx.current != 0) && tested.within(&ctx.tolerances);
+    let replicas = if within_tolerance {
+        held
+    } else if per_pod || ctx.current == 0 {
+        // `int32(ceil(usage / target))`; from zero replicas `ceil(ratio × 1)`, the same
+        // (× 1.0 is exact). `x > MaxInt32 → MaxInt32, else int32(ceil(x))` is a saturating
+        // ceil.
+        ratio.ceil_times(1)
+    } else {
+        ratio.ceil_times(ready_running_pods(ctx)?)
+    };
+    let raw_milli = if !per_pod {
+        usage
+    } else if external && arith::reaches_max_i64(mode, usage) {
+        i64::MAX
+    } else {
+        arith::ceil_div_i64(mode, usage, i64::from(status_replicas))
+    };
+    Ok(Calculation {
+        replicas,
+        utilization: None,
+        raw_milli,
+        within_tolerance,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::arith::Tolerances;
+    use crate::input::{Container, Observation, Sample};
+    use crate::settings::Settings;
+
+    /// A ContainerResource sample that lacks the metric's container (no containers at all,
+    /// or others only) is a missing pod (upstream since PR #127193,
+    /// docs/spec/metrics.md#metrics-apis): the proposal is the one of the same observation without
+    /// that pod's sample, scaling up and down; an orphan sample without the container counts for
+    /// nothing. When no pod has the container, the metric fails as upstream's does once the metrics
+    /// API answered ("did not receive metrics for targeted pods"), not as for an empty answer.
+    #[test]
+    #[allow(clippy::indexing_slicing)]
+    fn sample_without_the_named_container_is_a_missing_pod() {
+        use crate::input::{ConditionStatus, ContainerKind, ContainerUsage, MetricValues, Pod};
+        use crate::input::{ReadyCondition, ResourceRequest};
+        use crate::metrics::{evaluate_metric, MetricOutcome};
+        use crate::quantity::Quantity;
+        use crate::spec::{MetricSpec, MetricTarget};
+        use crate::time::{Duration, Instant};
+        fn sample<'a>(containers: &'a [ContainerUsage<'a>]) -> Sample<'a> {
+            Sample {
+                milli: 900,
+                timestamp: Instant(-1_000),
+                window: Duration::from_secs(60),
+                containers,
+            }
+        }
+        let request = |milli| {
+            [ResourceRequest {
+                resource: "cpu",
+                quantity: Quantity::from_milli(milli),
+            }]
+        };
+        let (app, sidecar) = (request(500), request(100));
+        let containers = [
+            Container {
+                name: "app",
+                kind: ContainerKind::Regular,
+                requests: &app,
+            },
+            Container {
+                name: "sidecar",
+                kind: ContainerKind::Regular,
+                requests: &sidecar,
+            },
+        ];
+        let pods = [Pod {
+            name: "p",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(-3_600_000)),
+            }),
+            start_time: Some(Instant(-3_700_000)),
+            deleted: false,
+            containers: &containers,
+            requests: None,
+        }; 4];
+        let spec = MetricSpec::container_resource("cpu", "app", MetricTarget::utilization(50));
+        // The outcome of both pass forms and of `evaluate_metric`, at 4 current replicas.
+        let outcome = |per_pod: &[Option<Sample<'_>>], orphans: &[Sample<'_>]| {
+            let (settings, tolerance) = (Settings::DEFAULT, crate::tolerance::Tolerance::DEFAULT);
+            let obs = Observation {
+                now: Instant(0),
+                replicas: 4,
+                status_replicas: 4,
+                pods: &pods,
+                metrics: &[],
+            };
+            let ctx = CalcContext {
+                obs: &obs,
+                settings: &settings,
+                tolerances: Tolerances {
+                    down: tolerance,
+                    up: tolerance,
+                },
+                current: 4,
+            };
+            let values = PodSamples { per_pod, orphans };
+            let target = PodTarget::Utilization(50);
+            let wide = pod_metric::<true>(&ctx, &values, Some("cpu"), Some("app"), target);
+            let narrow = pod_metric::<false>(&ctx, &values, Some("cpu"), Some("app"), target);
+            assert_eq!(wide, narrow);
+            // What the outcome says, without its borrows of the samples (they end with the call).
+            match evaluate_metric(&ctx, &spec, &MetricValues::Pods(values)) {
+                MetricOutcome::Proposal(p) => Ok((
+                    p.replicas,
+                    p.average_utilization,
+                    p.average_value,
+                    p.within_tolerance,
+                )),
+                MetricOutcome::Error(e) => Err(std::format!("{e}")),
+            }
+        };
+        let sidecar_only = [ContainerUsage {
+            name: "sidecar",
+            milli: 90,
+        }];
+        // The missing pod counts as using nothing scaling up (80 % measured, 60 % rebalanced:
+        // 4 × 1.2 → 5) and as using its request scaling down (10 % measured, 32.5 %
+        // rebalanced: 4 × 0.65 → 3; an ignored pod would give 3 × 0.2 → 1).
+        for (usage, replicas) in [(400, 5), (50, 3)] {
+            let used = [
+                sidecar_only[0],
+                ContainerUsage {
+                    name: "app",
+                    milli: usage,
+                },
+            ];
+            let ready = Some(sample(&used));
+            let expected = outcome(&[ready, None, ready, ready], &[]);
+            let utilization = i32::try_from(usage / 5).ok();
+            assert_eq!(
+                expected,
+                Ok((replicas, utilization, Some(usage), false)),
+                "{usage}"
+            );
+            for lacking in [sample(&[]), sample(&sidecar_only)] {
+                let with = [ready, Some(lacking), ready, ready];
+                assert_eq!(outcome(&with, &[]), expected, "{usage} {lacking:?}");
+                assert_eq!(outcome(&with, &[lacking]), expected, "{usage} {lacking:?}");
+            }
+        }
+        // No pod has the container: the metrics API answered, no pod has a sample.
+        let lacking = [Some(sample(&sidecar_only)), Some(sample(&[])), None, None];
+        let message = "failed to get app container metric value: failed to get cpu \
+                       utilization: did not receive metrics for targeted pods (pods might be \
+                       unready)";
+        assert_eq!(outcome(&lacking, &[]), Err(message.into()));
+    }
+}
