@@ -1,8 +1,8 @@
 //! API defaulting (docs/spec/configuration.md#api-defaulting) and the resolved, validated HPA the
 //! engine runs.
 
-use crate::metrics::MAX_METRICS;
 use crate::settings::Settings;
+use crate::spec::MAX_METRICS;
 use crate::spec::{
     Behavior, HpaSpec, MetricSourceType, MetricSpec, MetricTarget, PolicyType, ScalingPolicy,
     ScalingRules, SelectPolicy,

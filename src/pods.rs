@@ -402,7 +402,7 @@ fn container_requests<'a>(
             container: name,
             pod: pod.name,
         }),
-        _ => Ok(crate::calculator::clamped(sum)),
+        _ => Ok(crate::arith::clamp_sum(sum)),
     }
 }
 

@@ -8,6 +8,10 @@
 
 use crate::quantity::Quantity;
 
+/// The most metrics one HPA may list in this engine (Kubernetes has no limit; real HPAs use
+/// a handful). Bounds the size of a [`crate::Decision`]; [`crate::Hpa::new`] refuses more.
+pub const MAX_METRICS: usize = 8;
+
 /// `spec` of a HorizontalPodAutoscaler (docs/spec/configuration.md#api-defaulting,
 /// docs/spec/validation.md).
 #[derive(Clone, Copy, Debug, PartialEq)]

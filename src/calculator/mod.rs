@@ -17,7 +17,6 @@ mod ratio;
 mod reading;
 
 pub(crate) use proposal::{pod_metric, usage_metric};
-pub(crate) use ratio::clamped;
 pub use reading::Reading;
 pub(crate) use reading::{pod_reading, usage_reading};
 

@@ -3,7 +3,7 @@
 
 use super::pass::PodPass;
 use super::PodTarget;
-use crate::arith::{self, Ratio, Sum};
+use crate::arith::{self, Ratio};
 use crate::tuning::FAST_FORMS;
 
 /// The ratio of the pass's value and request sums (clamped to `int64` where upstream stores
@@ -20,11 +20,11 @@ pub(super) fn measure(
     pass: &PodPass<'_>,
     entries: usize,
 ) -> Option<(Ratio, Option<i32>, i64)> {
-    let values = clamped(pass.value_sum);
+    let values = arith::clamp_sum(pass.value_sum);
     let average = values.checked_div(count(entries)).unwrap_or(0);
     let (num, den, percent) = match target {
         PodTarget::Utilization(target_percent) => {
-            let requests = clamped(pass.request_sum);
+            let requests = arith::clamp_sum(pass.request_sum);
             if requests == 0 {
                 return None;
             }
@@ -47,13 +47,6 @@ pub(super) fn percent_of(value: i64, percent: i64) -> i64 {
 /// A count as an `i64` (saturating; exact on 32-bit targets).
 pub(super) fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// [`Sum::clamped`] out of line: one copy for the sums of [`measure`] and of a pod's
-/// container requests (24 bytes less code on a Cortex-M0).
-#[inline(never)]
-pub(crate) fn clamped(sum: Sum) -> i64 {
-    sum.clamped()
 }
 
 /// `int32(values * 100 / requests)`, truncated toward zero and saturating, for

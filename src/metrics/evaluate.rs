@@ -98,3 +98,142 @@ fn outcome<'a>(
         within_tolerance: c.within_tolerance,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::arith::Tolerances;
+    use crate::calculator::PodTarget;
+    use crate::input::{Container, Observation, PodPhase, PodSamples, Sample};
+    use crate::metrics::MetricOutcome;
+    use crate::settings::Settings;
+
+    /// A ContainerResource sample that lacks the metric's container (no containers at all,
+    /// or others only) is a missing pod (upstream since PR #127193,
+    /// docs/spec/metrics.md#metrics-apis): the proposal is the one of the same observation without
+    /// that pod's sample, scaling up and down; an orphan sample without the container counts for
+    /// nothing. When no pod has the container, the metric fails as upstream's does once the metrics
+    /// API answered ("did not receive metrics for targeted pods"), not as for an empty answer.
+    #[test]
+    #[allow(clippy::indexing_slicing)]
+    fn sample_without_the_named_container_is_a_missing_pod() {
+        use crate::input::{ConditionStatus, ContainerKind, ContainerUsage, MetricValues, Pod};
+        use crate::input::{ReadyCondition, ResourceRequest};
+        use crate::quantity::Quantity;
+        use crate::spec::{MetricSpec, MetricTarget};
+        use crate::time::{Duration, Instant};
+        fn sample<'a>(containers: &'a [ContainerUsage<'a>]) -> Sample<'a> {
+            Sample {
+                milli: 900,
+                timestamp: Instant(-1_000),
+                window: Duration::from_secs(60),
+                containers,
+            }
+        }
+        let request = |milli| {
+            [ResourceRequest {
+                resource: "cpu",
+                quantity: Quantity::from_milli(milli),
+            }]
+        };
+        let (app, sidecar) = (request(500), request(100));
+        let containers = [
+            Container {
+                name: "app",
+                kind: ContainerKind::Regular,
+                requests: &app,
+            },
+            Container {
+                name: "sidecar",
+                kind: ContainerKind::Regular,
+                requests: &sidecar,
+            },
+        ];
+        let pods = [Pod {
+            name: "p",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(-3_600_000)),
+            }),
+            start_time: Some(Instant(-3_700_000)),
+            deleted: false,
+            containers: &containers,
+            requests: None,
+        }; 4];
+        let spec = MetricSpec::container_resource("cpu", "app", MetricTarget::utilization(50));
+        // The outcome of both pass forms and of `evaluate_metric`, at 4 current replicas.
+        let outcome = |per_pod: &[Option<Sample<'_>>], orphans: &[Sample<'_>]| {
+            let (settings, tolerance) = (Settings::DEFAULT, crate::tolerance::Tolerance::DEFAULT);
+            let obs = Observation {
+                now: Instant(0),
+                replicas: 4,
+                status_replicas: 4,
+                pods: &pods,
+                metrics: &[],
+            };
+            let ctx = CalcContext {
+                obs: &obs,
+                settings: &settings,
+                tolerances: Tolerances {
+                    down: tolerance,
+                    up: tolerance,
+                },
+                current: 4,
+            };
+            let values = PodSamples { per_pod, orphans };
+            let target = PodTarget::Utilization(50);
+            let wide =
+                calculator::pod_metric::<true>(&ctx, &values, Some("cpu"), Some("app"), target);
+            let narrow =
+                calculator::pod_metric::<false>(&ctx, &values, Some("cpu"), Some("app"), target);
+            assert_eq!(wide, narrow);
+            // What the outcome says, without its borrows of the samples (they end with the call).
+            match evaluate_metric(&ctx, &spec, &MetricValues::Pods(values)) {
+                MetricOutcome::Proposal(p) => Ok((
+                    p.replicas,
+                    p.average_utilization,
+                    p.average_value,
+                    p.within_tolerance,
+                )),
+                MetricOutcome::Error(e) => Err(std::format!("{e}")),
+            }
+        };
+        let sidecar_only = [ContainerUsage {
+            name: "sidecar",
+            milli: 90,
+        }];
+        // The missing pod counts as using nothing scaling up (80 % measured, 60 % rebalanced:
+        // 4 × 1.2 → 5) and as using its request scaling down (10 % measured, 32.5 %
+        // rebalanced: 4 × 0.65 → 3; an ignored pod would give 3 × 0.2 → 1).
+        for (usage, replicas) in [(400, 5), (50, 3)] {
+            let used = [
+                sidecar_only[0],
+                ContainerUsage {
+                    name: "app",
+                    milli: usage,
+                },
+            ];
+            let ready = Some(sample(&used));
+            let expected = outcome(&[ready, None, ready, ready], &[]);
+            let utilization = i32::try_from(usage / 5).ok();
+            assert_eq!(
+                expected,
+                Ok((replicas, utilization, Some(usage), false)),
+                "{usage}"
+            );
+            for lacking in [sample(&[]), sample(&sidecar_only)] {
+                let with = [ready, Some(lacking), ready, ready];
+                assert_eq!(outcome(&with, &[]), expected, "{usage} {lacking:?}");
+                assert_eq!(outcome(&with, &[lacking]), expected, "{usage} {lacking:?}");
+            }
+        }
+        // No pod has the container: the metrics API answered, no pod has a sample.
+        let lacking = [Some(sample(&sidecar_only)), Some(sample(&[])), None, None];
+        let message = "failed to get app container metric value: failed to get cpu \
+                       utilization: did not receive metrics for targeted pods (pods might be \
+                       unready)";
+        assert_eq!(outcome(&lacking, &[]), Err(message.into()));
+    }
+}

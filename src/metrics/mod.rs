@@ -24,9 +24,7 @@ pub use reading::reading;
 use crate::calculator::CalcError;
 use crate::spec::MetricSpec;
 
-/// The most metrics one HPA may list in this engine (Kubernetes has no limit; real HPAs use
-/// a handful). Bounds the size of a [`crate::Decision`].
-pub const MAX_METRICS: usize = 8;
+pub use crate::spec::MAX_METRICS;
 
 /// Why one metric produced no proposal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
