@@ -7,7 +7,7 @@
 //! The flow of one evaluation: an [`HpaSpec`] is defaulted and validated into an [`Hpa`]
 //! ([`defaults`], [`validation`]); [`Autoscaler::evaluate`] takes an [`Observation`] (pods,
 //! samples, metric values, time) and runs the reconcile ([`autoscaler`]): each metric's
-//! proposal ([`metrics`], [`calculator`], [`pods`]), the multi-metric rule, normalization with
+//! proposal and the multi-metric rule ([`metrics`], with pod grouping inside), normalization with
 //! the history rings ([`normalize`], [`history`]) and the conditions ([`conditions`]). The
 //! caller applies the [`Decision`] and reports the outcome with
 //! [`Autoscaler::rescale_succeeded`] or [`Autoscaler::rescale_failed`]. The specification,
@@ -28,26 +28,37 @@
     clippy::arithmetic_side_effects
 )]
 
-pub mod arith;
-pub mod autoscaler;
-pub mod calculator;
-pub mod conditions;
-pub mod defaults;
-pub mod digest;
-pub mod history;
-pub mod input;
-pub mod metrics;
-pub mod normalize;
-pub mod pods;
+// The modules in their layers, lowest first (tests/layers.rs checks that a module uses only
+// those below it; docs/architecture.md#layers explains them). Users name the public ones; the
+// others are the engine's internals, and what of them users need is re-exported.
+
+// Foundations: the speed-or-size choice, time, arithmetic.
+mod arith;
+pub mod time;
+mod tuning;
+// Values: quantities, tolerances read from them, controller settings.
 pub mod quantity;
 pub mod settings;
+mod tolerance;
+// Inputs: the spec and one evaluation's observation; the status vocabulary.
+pub mod conditions;
+pub mod input;
+pub mod spec;
+// Configuration: API validation and defaulting.
+pub mod defaults;
+pub mod validation;
+// Per-metric proposals (pod grouping and the calculators inside) and their combination.
+mod calculator;
+pub mod metrics;
+mod pods;
+// Normalization and its history.
+pub mod history;
+pub mod normalize;
+// The reconcile, and what is built on its decisions.
+pub mod autoscaler;
+pub mod digest;
 #[cfg(feature = "critical-section")]
 pub mod shared;
-pub mod spec;
-pub mod time;
-pub mod tolerance;
-mod tuning;
-pub mod validation;
 
 /// The README's examples, compiled and run as doctests (they show both arithmetic modes).
 #[cfg(all(doctest, feature = "exact"))]
@@ -71,6 +82,8 @@ pub mod docs_doctests {
     pub struct Simulate;
 }
 
+pub use arith::binary64::F64;
+pub use arith::Tolerance;
 pub use autoscaler::{
     Autoscaler, Decision, DecisionSummary, EvaluateError, LimitedBy, RescaleReason, Status,
 };
@@ -80,4 +93,3 @@ pub use quantity::Quantity;
 pub use settings::{Arithmetic, Settings};
 pub use spec::HpaSpec;
 pub use time::{Duration, Instant};
-pub use tolerance::Tolerance;

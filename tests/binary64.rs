@@ -8,9 +8,9 @@
 //! compared by NaN-ness only.
 #![allow(clippy::excessive_precision)] // literals such as 9.223372036854775807e18, as quoted by the spec
 
-use hpa::arith::binary64::F64;
 use hpa::quantity::{Format, Quantity};
 use hpa::Tolerance;
+use hpa::F64;
 use std::time::Instant;
 use testkit::Rng;
 

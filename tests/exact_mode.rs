@@ -6,14 +6,12 @@
 //! references: the host's `f64` evaluating upstream's expressions in upstream's order (Go's
 //! float64 is the same IEEE binary64) for `Kubernetes`, and `i128` rationals for `Exact`.
 
-use hpa::arith::Tolerances;
-use hpa::calculator::CalcContext;
 use hpa::defaults::ResolvedRules;
 use hpa::history::{History, ScaleEvent};
 use hpa::input::{
     ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition, ResourceRequest,
 };
-use hpa::metrics::{evaluate_metric, MetricOutcome};
+use hpa::metrics::{evaluate_metric, CalcContext, MetricOutcome, Tolerances};
 use hpa::normalize::{scale_down_limit, scale_up_limit};
 use hpa::spec::{
     Behavior, CrossVersionObjectReference, MetricIdentifier, MetricSpec, MetricTarget, PolicyType,

@@ -25,7 +25,7 @@ use hpa::normalize::RateLimit;
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::settings::Settings;
 use hpa::spec::{MetricSourceType, MetricSpec, MetricTargetType, PolicyType, SelectPolicy};
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 use hpa::{Decision, Hpa, LimitedBy, Observation, RescaleReason};
 
 /// One event, as `kubectl describe hpa` lists it.

@@ -15,8 +15,8 @@ use bumpalo::Bump;
 use clap::{Args, ValueEnum};
 use hpa::settings::{Arithmetic, Settings};
 use hpa::time::Duration;
-use hpa::tolerance::Tolerance;
 use hpa::Quantity;
+use hpa::Tolerance;
 
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};

@@ -34,7 +34,7 @@ use hpa::spec::{
     MetricTarget, MetricTargetType, PolicyType, ScalingRules, SelectPolicy,
 };
 use hpa::time::Duration;
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 use serde_json::Value;
 use testkit::conformance::*;
 
@@ -599,8 +599,8 @@ fn encode_calculate_requests(o: &mut Out, enc: &mut Enc<'_>, c: &'static Value) 
 }
 
 /// The digest's kind code of a request error (its `Calc(Request(..))` code).
-fn request_kind(e: &hpa::pods::RequestError<'_>) -> u8 {
-    use hpa::pods::RequestError;
+fn request_kind(e: &hpa::metrics::RequestError<'_>) -> u8 {
+    use hpa::metrics::RequestError;
     match e {
         RequestError::MissingRequest { .. } => 32,
         RequestError::ContainerNotFound { .. } => 33,

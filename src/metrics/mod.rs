@@ -13,7 +13,11 @@ mod name;
 mod reading;
 mod route;
 
-pub use crate::calculator::Reading;
+// The calculators' and pod grouping's types and entry points, for callers that run one stage
+// (upstream's replica calculator and pod grouping tests, the firmware's conformance cases).
+pub use crate::arith::Tolerances;
+pub use crate::calculator::{CalcContext, CalcError, Calculation, Reading};
+pub use crate::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
 pub(crate) use combine::tally;
 pub use combine::{combine, Combined, InvalidMetricsError};
 pub use evaluate::evaluate_metric;
@@ -21,7 +25,6 @@ pub(crate) use evaluate::evaluate_metric_into;
 pub use name::MetricName;
 pub use reading::reading;
 
-use crate::calculator::CalcError;
 use crate::spec::MetricSpec;
 
 pub use crate::spec::MAX_METRICS;

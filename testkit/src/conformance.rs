@@ -15,7 +15,7 @@ use hpa::input::{ReadyCondition, ResourceRequest, Sample};
 use hpa::quantity::Quantity;
 use hpa::spec::{CrossVersionObjectReference, MetricIdentifier, MetricSpec, MetricTarget};
 use hpa::time::{Duration, Instant};
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 use serde_json::{Map, Value};
 
 mod cases;

@@ -2,8 +2,7 @@
 //! (`group_pods`, `calculate_requests`). The inputs are read by `testkit::conformance`, which
 //! the firmware's build script encodes the same cases with.
 
-use hpa::metrics::MetricOutcome;
-use hpa::pods::{group_pod, PodGroup};
+use hpa::metrics::{group_pod, MetricOutcome, PodGroup};
 use serde_json::Value;
 use testkit::conformance::{
     int, CalcCase, CalcExpect, GroupPodsCase, RequestsCase, RequestsExpect, R,

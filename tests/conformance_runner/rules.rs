@@ -6,7 +6,7 @@ use hpa::history::{LoadError, ScaleEvent};
 use hpa::quantity::Quantity;
 use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
 use hpa::time::Instant;
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 use serde_json::Value;
 use testkit::conformance::*;
 

@@ -46,7 +46,7 @@ use hpa::spec::{
     ScalingRules, SelectPolicy,
 };
 use hpa::time::{Duration, Instant};
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 
 use crate::varint;
 

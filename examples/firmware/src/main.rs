@@ -20,12 +20,12 @@ use core::panic::PanicInfo;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
-use hpa::arith::Tolerances;
-use hpa::calculator::CalcContext;
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::digest::{error_kind, Digest};
-use hpa::metrics::{evaluate_metric, MetricOutcome};
-use hpa::pods::{group_pod, pod_request, PodGroup, Readiness, RequestError};
+use hpa::metrics::{
+    evaluate_metric, group_pod, pod_request, CalcContext, MetricOutcome, PodGroup, Readiness,
+    RequestError, Tolerances,
+};
 use hpa::{Autoscaler, Hpa, Sample};
 
 use decode::{Reader, SpecPools, CASES_DATA, TRACES};

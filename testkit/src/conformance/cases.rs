@@ -4,15 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use hpa::arith::Tolerances;
-use hpa::calculator::CalcContext;
 use hpa::input::{Container, ContainerKind, MetricValues, Observation, Pod, PodPhase};
 use hpa::input::{PodSamples, ReadyCondition, Sample};
-use hpa::metrics::{evaluate_metric, MetricOutcome};
-use hpa::pods::{pod_request, Readiness, RequestError};
+use hpa::metrics::{
+    evaluate_metric, pod_request, CalcContext, MetricOutcome, Readiness, RequestError, Tolerances,
+};
 use hpa::settings::Settings;
 use hpa::time::Duration;
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 use serde_json::Value;
 
 use super::*;
@@ -128,7 +127,7 @@ impl CalcCase {
 }
 
 /// An `aux_cases` entry of kind `group_pods`: each pod with its sample, grouped by
-/// `hpa::pods::group_pod`.
+/// `hpa::metrics::group_pod`.
 pub struct GroupPodsCase {
     pub readiness: Readiness,
     pub pods: Vec<(Pod<'static>, Option<Sample<'static>>)>,
@@ -197,7 +196,7 @@ impl GroupPodsCase {
 }
 
 /// An `aux_cases` entry of kind `calculate_requests`: each pod's request for a resource
-/// (`hpa::pods::pod_request`).
+/// (`hpa::metrics::pod_request`).
 pub struct RequestsCase {
     pub resource: &'static str,
     /// A ContainerResource metric's container.

@@ -4,7 +4,7 @@
 
 use hpa::settings::{Arithmetic, Settings};
 use hpa::time::Duration;
-use hpa::tolerance::Tolerance;
+use hpa::Tolerance;
 
 use crate::trace::raw::{RawArithmetic, RawController};
 use crate::trace::TraceError;
@@ -193,7 +193,7 @@ pub(super) fn convert_controller(raw: RawController) -> Result<Settings, TraceEr
 mod tests {
     use hpa::settings::Arithmetic;
     use hpa::time::Duration;
-    use hpa::tolerance::Tolerance;
+    use hpa::Tolerance;
 
     use super::Decimal;
     use crate::trace::test_support::{assert_error, base_with, json, yaml};
