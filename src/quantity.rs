@@ -953,13 +953,7 @@ mod tests {
     #[test]
     #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
     fn canonical_parts_match_the_canonical_form() {
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
         let formats = [Format::BinarySI, Format::DecimalSI, Format::DecimalExponent];
         for _ in 0..100_000 {
             let bits = next() % 128;

@@ -432,17 +432,12 @@ pub(crate) fn clamp_i64(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
 }
 
-/// A xorshift64 generator: the unit tests' random operands.
+/// The unit tests' random operands, drawn from the one generator of the tests
+/// (`testkit::Rng`).
 #[cfg(test)]
-#[allow(clippy::arithmetic_side_effects)]
 pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
+    let mut rng = testkit::Rng::new(seed);
+    move || rng.next_u64()
 }
 
 #[cfg(test)]
