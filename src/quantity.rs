@@ -958,8 +958,16 @@ mod tests {
         for _ in 0..100_000 {
             let bits = next() % 128;
             let m = ((u128::from(next()) << 64 | u128::from(next())) >> bits) as i128;
-            let m = if next() % 2 == 0 { m } else { m.wrapping_neg() };
-            let m = if next() % 3 == 0 { m % 100_000 } else { m };
+            let m = if next().is_multiple_of(2) {
+                m
+            } else {
+                m.wrapping_neg()
+            };
+            let m = if next().is_multiple_of(3) {
+                m % 100_000
+            } else {
+                m
+            };
             let e = match next() % 4 {
                 0 => (next() % 80) as i32 - 40,
                 1 => (next() % 8) as i32 - 4,
