@@ -27,6 +27,16 @@
     clippy::float_arithmetic,
     clippy::arithmetic_side_effects
 )]
+// Unit tests may index, unwrap and compute plainly: the lints above guard what ships (the
+// non-test build, which `cargo clippy --all-targets` checks too), not the tests' own code.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used,
+        clippy::indexing_slicing
+    )
+)]
 
 // The modules in their layers, lowest first (tests/layers.rs checks that a module uses only
 // those below it; docs/architecture.md#layers explains them). Users name the public ones; the

@@ -727,7 +727,6 @@ fn div_mant_loop(a: u64, b: u64) -> (u64, u64) {
 }
 
 #[cfg(test)]
-#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

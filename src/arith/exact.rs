@@ -113,7 +113,6 @@ pub(crate) fn quotient(a: i64, b: i64, c: i64, d: i64, high: i64, ceil: bool) ->
 }
 
 #[cfg(test)]
-#[allow(clippy::arithmetic_side_effects, clippy::unwrap_used)]
 mod tests {
     use super::*;
     use core::cmp::Ordering::{Equal, Greater, Less};

@@ -299,7 +299,6 @@ impl<const N: usize> Ord for Big<N> {
 }
 
 #[cfg(test)]
-#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

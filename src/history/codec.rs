@@ -186,11 +186,6 @@ pub(super) fn event_slot(code: u64) -> u32 {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests {
     extern crate std;
 

@@ -210,11 +210,6 @@ fn zero_varint(bytes: &mut [u8], start: usize, end: usize) {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests {
     extern crate std;
     use std::vec::Vec;

@@ -168,11 +168,6 @@ pub(super) fn stabilization_bounds<const N: usize>(
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests {
     extern crate std;
 

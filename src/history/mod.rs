@@ -547,9 +547,4 @@ impl<const R: usize, const E: usize> History<R, E> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests;

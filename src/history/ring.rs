@@ -241,11 +241,6 @@ impl Iterator for RingIter<'_> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests {
     extern crate std;
     use std::collections::VecDeque;

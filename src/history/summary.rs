@@ -224,11 +224,6 @@ pub(super) fn record(
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::indexing_slicing
-)]
 mod tests {
     extern crate std;
     use std::vec::Vec;
