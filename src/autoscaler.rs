@@ -37,17 +37,17 @@ pub struct Status {
 /// give `Option<PendingRescale>` a niche whose `None` is not zero, and one non-zero byte moves
 /// a `static` [`Autoscaler::new()`] from `.bss` into `.data`, costing its whole size in flash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PendingRescale {
-    from: i32,
-    to: i32,
-    at: Instant,
+pub(crate) struct PendingRescale {
+    pub(crate) from: i32,
+    pub(crate) to: i32,
+    pub(crate) at: Instant,
     /// HPAs with a behavior record a scale event: the longest policy period of the change's
     /// direction in seconds (upstream marks that direction's older events outdated when it
     /// stores the event, docs/spec/history.md#scale-events; never negative); -1 without a behavior
     /// (no event).
-    event_period_seconds: i32,
+    pub(crate) event_period_seconds: i32,
     /// [`SCALED_TO_ZERO_UNSET`], [`SCALED_TO_ZERO_FALSE`] or [`SCALED_TO_ZERO_TRUE`].
-    scaled_to_zero: u8,
+    pub(crate) scaled_to_zero: u8,
 }
 
 /// The rescale removes the ScaledToZero condition (HPAScaleToZero off).
@@ -69,13 +69,13 @@ pub struct Autoscaler<
     const R: usize = DEFAULT_RECOMMENDATION_BYTES,
     const E: usize = DEFAULT_EVENT_BYTES,
 > {
-    history: History<R, E>,
-    status: Status,
-    pending: Option<PendingRescale>,
+    pub(crate) history: History<R, E>,
+    pub(crate) status: Status,
+    pub(crate) pending: Option<PendingRescale>,
     /// The latest evaluation time (or newest loaded history instant), `i64::MIN` before any
     /// (no time is earlier): time must not go backwards. Not an `Option`: that would take 16
     /// bytes.
-    last_evaluation: ZeroIsMin,
+    pub(crate) last_evaluation: ZeroIsMin,
 }
 
 /// Why the replica count is what it is.

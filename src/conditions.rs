@@ -22,6 +22,14 @@ pub enum ConditionType {
 }
 
 impl ConditionType {
+    /// Every condition type, in the order of their codes (`hpa::digest::type_code`).
+    pub const ALL: [ConditionType; 4] = [
+        ConditionType::AbleToScale,
+        ConditionType::ScalingActive,
+        ConditionType::ScalingLimited,
+        ConditionType::ScaledToZero,
+    ];
+
     /// The API spelling.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -83,6 +91,31 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in the order of their codes (`hpa::digest::reason_code`).
+    pub const ALL: [Reason; 21] = [
+        Reason::SucceededGetScale,
+        Reason::ScaleDownStabilized,
+        Reason::ScaleUpStabilized,
+        Reason::ReadyForNewScale,
+        Reason::SucceededRescale,
+        Reason::FailedUpdateScale,
+        Reason::ScalingDisabled,
+        Reason::FailedGetResourceMetric,
+        Reason::FailedGetContainerResourceMetric,
+        Reason::FailedGetPodsMetric,
+        Reason::FailedGetObjectMetric,
+        Reason::FailedGetExternalMetric,
+        Reason::InvalidMetricSourceType,
+        Reason::ValidMetricFound,
+        Reason::TooManyReplicas,
+        Reason::TooFewReplicas,
+        Reason::ScaleUpLimit,
+        Reason::ScaleDownLimit,
+        Reason::DesiredWithinRange,
+        Reason::ScaledToZero,
+        Reason::NotScaledToZero,
+    ];
+
     /// The API spelling.
     pub const fn as_str(self) -> &'static str {
         match self {

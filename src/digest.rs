@@ -267,4 +267,18 @@ mod tests {
         assert_eq!(&hex(0x0123_4567_89ab_cdef), b"0123456789abcdef");
         assert_eq!(&hex(0), b"0000000000000000");
     }
+
+    /// The `ALL` lists are in code order (snapshots decode codes through them).
+    #[test]
+    fn codes_count_from_one_in_the_all_lists() {
+        for (i, t) in ConditionType::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(type_code(t)), i + 1);
+        }
+        for (i, s) in ConditionStatus::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(status_code(s)), i + 1);
+        }
+        for (i, r) in Reason::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(reason_code(r)), i + 1);
+        }
+    }
 }

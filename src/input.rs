@@ -54,6 +54,13 @@ pub enum ConditionStatus {
 }
 
 impl ConditionStatus {
+    /// Every status, in the order of their codes (`hpa::digest::status_code`).
+    pub const ALL: [ConditionStatus; 3] = [
+        ConditionStatus::True,
+        ConditionStatus::False,
+        ConditionStatus::Unknown,
+    ];
+
     /// The API spelling.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -69,6 +69,7 @@ pub mod autoscaler;
 pub mod digest;
 #[cfg(feature = "critical-section")]
 pub mod shared;
+pub mod snapshot;
 
 /// The README's examples, compiled and run as doctests (they show both arithmetic modes).
 #[cfg(all(doctest, feature = "exact"))]

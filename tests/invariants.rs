@@ -28,7 +28,9 @@
 //!   ScaledToZero).
 //!
 //! And over whole sequences: replaying gives identical decisions and states (determinism),
-//! and an autoscaler cloned mid-sequence continues exactly like the original. Bad inputs
+//! and an autoscaler cloned mid-sequence continues exactly like the original, as does one
+//! saved and restored (docs/spec/snapshot.md) before that step and again after every
+//! evaluation, before its rescale is reported; each restored state saves to the same bytes. Bad inputs
 //! (time going backwards, metric count mismatch, negative replicas, too many metrics) return
 //! their error and change nothing.
 
@@ -494,11 +496,37 @@ struct Coverage {
     overflowed: usize,
 }
 
+/// `a` saved at `now` and restored on the same clock; the restored state saves to the same
+/// bytes.
+fn through_snapshot<const R: usize, const E: usize>(
+    a: &Autoscaler<R, E>,
+    now: Instant,
+) -> Autoscaler<R, E> {
+    let mut bytes = vec![0; Autoscaler::<R, E>::SNAPSHOT_MAX_BYTES];
+    let len = a.save(now, &mut bytes).unwrap();
+    bytes.truncate(len);
+    let mut restored = Autoscaler::new();
+    restored.restore(&bytes, now).unwrap();
+    let mut again = vec![0; len];
+    assert_eq!(restored.save(now, &mut again), Ok(len));
+    assert_eq!(again, bytes);
+    restored
+}
+
+/// How the twin of [`run`] is made.
+#[derive(Clone, Copy, PartialEq)]
+enum Twin {
+    Clone,
+    /// Saved and restored before the step, and after every evaluation.
+    Snapshot,
+}
+
 /// Runs a case once; returns the trace of decisions and states. With `clone_at`, an
-/// autoscaler cloned before that step continues alongside and must match at every step.
+/// autoscaler cloned (or restored from a snapshot) before that step continues alongside and
+/// must match at every step.
 fn run<const R: usize, const E: usize>(
     case: &Case,
-    clone_at: Option<usize>,
+    clone_at: Option<(usize, Twin)>,
     coverage: &mut Coverage,
 ) -> Vec<String> {
     let spec = spec(case);
@@ -516,8 +544,12 @@ fn run<const R: usize, const E: usize>(
     let mut trace = Vec::new();
     let mut replicas = 3;
     for (i, step) in case.steps.iter().enumerate() {
-        if clone_at == Some(i) {
-            twin = Some(a.clone());
+        let twin_kind = clone_at.map(|(_, kind)| kind);
+        if clone_at.is_some_and(|(at, _)| at == i) {
+            twin = Some(match twin_kind {
+                Some(Twin::Snapshot) => through_snapshot(&a, step.now),
+                _ => a.clone(),
+            });
         }
         let current = step.replicas.unwrap_or(replicas);
         let status_replicas = step.status_replicas.unwrap_or(current);
@@ -568,6 +600,9 @@ fn run<const R: usize, const E: usize>(
                 if let Some(t) = twin.as_mut() {
                     let dt = t.evaluate(&hpa, settings, obs).unwrap();
                     assert_eq!(format!("{dt:?}"), format!("{d:?}"), "clone: {}", context());
+                    if twin_kind == Some(Twin::Snapshot) {
+                        *t = through_snapshot(t, step.now);
+                    }
                 }
                 (
                     format!("{d:?}"),
@@ -663,9 +698,14 @@ fn random_sequences_keep_the_invariants_and_are_deterministic() {
         let steps = 24;
         let model = case(seed, steps);
         let clone_at = usize::try_from(seed % 24).unwrap();
+        let twin = if k % 2 == 0 {
+            Twin::Clone
+        } else {
+            Twin::Snapshot
+        };
         let first = run::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
             &model,
-            Some(clone_at),
+            Some((clone_at, twin)),
             &mut coverage,
         );
         // A fresh replay from a freshly generated (equal) case.
@@ -676,7 +716,7 @@ fn random_sequences_keep_the_invariants_and_are_deterministic() {
         );
         assert_eq!(first, again, "{}: replay differs", model.name);
         // Tiny rings (a few entries): folding must keep every invariant too.
-        run::<8, 6>(&model, Some(clone_at), &mut small);
+        run::<8, 6>(&model, Some((clone_at, twin)), &mut small);
         evaluations += 5 * steps - 2 * clone_at;
     }
     println!("{evaluations} evaluations; {coverage:?}; rings of 8/6 bytes: {small:?}");

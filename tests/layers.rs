@@ -9,7 +9,7 @@ use std::fs;
 use std::path::Path;
 
 /// The core's top-level modules, lowest first: each may use only those before it.
-const LAYERS: [&str; 19] = [
+const LAYERS: [&str; 20] = [
     // Foundations: no dependency inside the crate.
     "tuning",
     "time",
@@ -35,6 +35,7 @@ const LAYERS: [&str; 19] = [
     // The reconcile and what is built on its decisions.
     "autoscaler",
     "digest",
+    "snapshot",
     "shared",
 ];
 

@@ -101,17 +101,21 @@
 //! `codec.rs`: varints and the gap and value codes; `ring.rs`: the byte ring; `scan.rs`: the
 //! cutoff of a window and what its entries, stored and folded, add up to; `summary.rs`:
 //! folding; `events.rs`: upstream's scale-event lists and the slot a store overwrites;
-//! `fast.rs`: the hosts' fast forms; this file: the [`History`] API. Each file holds the unit
+//! `fast.rs`: the hosts' fast forms; `parts.rs`: the history as values for snapshots, and
+//! their consistency check; this file: the [`History`] API. Each file holds the unit
 //! tests of its layer, `tests.rs` those of the whole history.
 
 mod codec;
 mod events;
 mod fast;
+mod parts;
 mod ring;
 mod scan;
 mod summary;
 
 pub use events::{Direction, LoadError, ScaleEvent};
+pub(crate) use parts::{check as check_parts, FoldedParts, HistoryParts, PartsError, RingParts};
+pub(crate) use summary::Summary;
 
 use crate::time::{Duration, Instant, ZeroIsMin};
 use crate::tuning::FAST_FORMS;

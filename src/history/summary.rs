@@ -13,14 +13,14 @@ use crate::time::{Duration, Instant};
 /// the lowest (`a`) and highest (`b`) replicas, for scale events the replicas added (`a`) and
 /// deleted (`b`); `at` is the newest folded instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Summary {
-    pub(super) at: i64,
-    pub(super) a: i32,
-    pub(super) b: i32,
+pub(crate) struct Summary {
+    pub(crate) at: i64,
+    pub(crate) a: i32,
+    pub(crate) b: i32,
 }
 
 impl Summary {
-    const EMPTY: Summary = Summary { at: 0, a: 0, b: 0 };
+    pub(crate) const EMPTY: Summary = Summary { at: 0, a: 0, b: 0 };
 
     fn recommendation(at: i64, replicas: i32) -> Summary {
         Summary {
@@ -113,6 +113,14 @@ impl Generations {
             .iter()
     }
 
+    /// Appends `s` as the newest generation, if one is free.
+    pub(super) fn push(&mut self, s: Summary) {
+        if let Some(slot) = self.slots.get_mut(usize::from(self.len)) {
+            *slot = s;
+            self.len = self.len.saturating_add(1);
+        }
+    }
+
     fn newest_mut(&mut self) -> Option<&mut Summary> {
         self.slots.get_mut(usize::from(self.len).wrapping_sub(1))
     }
@@ -171,10 +179,7 @@ impl Generations {
             next.merge(kind, *oldest);
             self.drop_oldest();
         }
-        if let Some(slot) = self.slots.get_mut(usize::from(self.len)) {
-            *slot = entry;
-            self.len = self.len.saturating_add(1);
-        }
+        self.push(entry);
     }
 }
 

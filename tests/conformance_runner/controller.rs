@@ -16,45 +16,15 @@ use crate::controller_inputs::*;
 use crate::rules::*;
 use crate::{na, opt_list, secs, whole, Diff, Outcome};
 
-const CONDITION_TYPES: [ConditionType; 4] = [
-    ConditionType::AbleToScale,
-    ConditionType::ScalingActive,
-    ConditionType::ScalingLimited,
-    ConditionType::ScaledToZero,
-];
-
-const REASONS: [Reason; 20] = [
-    Reason::SucceededGetScale,
-    Reason::ScaleDownStabilized,
-    Reason::ScaleUpStabilized,
-    Reason::ReadyForNewScale,
-    Reason::SucceededRescale,
-    Reason::FailedUpdateScale,
-    Reason::ScalingDisabled,
-    Reason::FailedGetResourceMetric,
-    Reason::FailedGetContainerResourceMetric,
-    Reason::FailedGetPodsMetric,
-    Reason::FailedGetObjectMetric,
-    Reason::FailedGetExternalMetric,
-    Reason::ValidMetricFound,
-    Reason::TooManyReplicas,
-    Reason::TooFewReplicas,
-    Reason::ScaleUpLimit,
-    Reason::ScaleDownLimit,
-    Reason::DesiredWithinRange,
-    Reason::ScaledToZero,
-    Reason::NotScaledToZero,
-];
-
 fn condition_type(s: &str) -> R<ConditionType> {
-    CONDITION_TYPES
+    ConditionType::ALL
         .into_iter()
         .find(|t| t.as_str() == s)
         .ok_or_else(|| format!("condition type {s:?} unknown to the engine"))
 }
 
 fn reason(s: &str) -> R<Reason> {
-    REASONS
+    Reason::ALL
         .into_iter()
         .find(|r| r.as_str() == s)
         .ok_or_else(|| format!("condition reason {s:?} unknown to the engine"))

@@ -1,0 +1,416 @@
+//! Snapshots through whole runs (docs/spec/snapshot.md): an autoscaler saved at any point,
+//! powered off for a while and restored on a clock that restarted decides exactly as one that
+//! ran on (decisions compared with their instants moved by the clock's shift); the committed
+//! snapshot of every format version still restores; damaged snapshots are refused whole.
+//! (`src/snapshot/tests.rs` checks the fields one by one; tests/invariants.rs saves and
+//! restores after every evaluation of its random sequences, on the same clock, tiny rings
+//! included.)
+
+use std::path::Path;
+
+use hpa::history::Direction;
+use hpa::snapshot::{RestoreError, Snapshot, FORMAT_VERSION};
+use hpa::spec::{
+    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
+    SelectPolicy,
+};
+use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Quantity, Settings};
+use testkit::Rng;
+
+fn fresh() -> Autoscaler {
+    Autoscaler::new()
+}
+
+static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
+    MetricIdentifier::named("queue"),
+    MetricTarget::average_value(Quantity::from_milli(1000)),
+)];
+
+fn rules(rng: &mut Rng) -> Option<ScalingRules<'static>> {
+    if rng.chance(10) {
+        return None;
+    }
+    let count = rng.range32(1, 3);
+    let policies: Vec<ScalingPolicy> = (0..count)
+        .map(|_| ScalingPolicy {
+            type_: rng.pick(&[PolicyType::Pods, PolicyType::Percent]),
+            value: rng.range32(1, 200),
+            period_seconds: rng.pick(&[15, 60, 120, 600, 1800]),
+        })
+        .collect();
+    Some(ScalingRules {
+        stabilization_window_seconds: Some(rng.pick(&[0, 30, 300, 3600])),
+        select_policy: Some(rng.pick(&[SelectPolicy::Max, SelectPolicy::Min])),
+        policies: Some(Box::leak(policies.into_boxed_slice())),
+        tolerance: None,
+    })
+}
+
+fn spec(rng: &mut Rng) -> &'static HpaSpec<'static> {
+    let behavior = rng.chance(80).then(|| Behavior {
+        scale_up: rules(rng),
+        scale_down: rules(rng),
+    });
+    Box::leak(Box::new(HpaSpec {
+        min_replicas: Some(rng.range32(1, 3)),
+        max_replicas: rng.range32(4, 60),
+        metrics: &METRICS,
+        behavior,
+        scale_target_ref: None,
+    }))
+}
+
+/// One evaluation: (time, proposal in milli-units, outcome: 0 succeeded, 1 failed,
+/// 2 unreported).
+type Step = (i64, i64, u8);
+
+fn steps(rng: &mut Rng, n: usize) -> Vec<Step> {
+    let mut at = rng.range(-1 << 40, 1 << 40);
+    (0..n)
+        .map(|_| {
+            // At least 15 s apart: the default rings never fold, so the grid of their summaries
+            // cannot depend on the clock.
+            at += rng.pick(&[15_000, 15_000, 15_100, 30_000, 61_000, 900_000]);
+            let proposal = rng.range(0, 80_000);
+            (at, proposal, rng.pick(&[0, 0, 0, 1, 2]))
+        })
+        .collect()
+}
+
+/// Runs `steps` on `a` with every instant moved by `shift`; returns one line per step (the
+/// decision with `at` moved back, and the state).
+fn run(
+    a: &mut Autoscaler,
+    hpa: &Hpa<'_>,
+    steps: &[Step],
+    shift: i64,
+    replicas: &mut i32,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for &(at, proposal, outcome) in steps {
+        let values = [proposal];
+        let metrics = [MetricValues::External(&values)];
+        let obs = Observation {
+            now: Instant(at + shift),
+            replicas: *replicas,
+            status_replicas: *replicas,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let mut d = a.evaluate(hpa, &Settings::DEFAULT, &obs).unwrap();
+        assert!(!d.history_overflowed);
+        d.at = Instant(d.at.0 - shift);
+        lines.push(format!("{d:?}"));
+        if d.rescale {
+            match outcome {
+                0 => {
+                    assert!(a.rescale_succeeded());
+                    *replicas = d.desired_replicas;
+                }
+                1 => assert!(a.rescale_failed()),
+                _ => {}
+            }
+        }
+        let status = a.status();
+        let moved = status.last_scale_time.map(|t| Instant(t.0 - shift));
+        let events: Vec<_> = [Direction::Up, Direction::Down]
+            .map(|d| {
+                a.history()
+                    .scale_event_list(d)
+                    .map(|e| e.map(|e| (e.change, e.at.0 - shift, e.outdated)))
+                    .collect::<Vec<_>>()
+            })
+            .into();
+        lines.push(format!(
+            "{} {moved:?} {:?} {} {events:?}",
+            status.desired_replicas,
+            status.conditions,
+            a.rescale_pending()
+        ));
+    }
+    lines
+}
+
+#[test]
+fn a_restored_autoscaler_decides_as_one_that_ran_on() {
+    let mut rng = Rng::new(0x5AFE);
+    let mut restores = 0;
+    for case in 0..300 {
+        let spec = spec(&mut rng);
+        let hpa = Hpa::new(spec, &Settings::DEFAULT).unwrap();
+        let all = steps(&mut rng, 120);
+        let mut replicas = rng.range32(1, 10);
+        let start = replicas;
+        let expected = run(&mut fresh(), &hpa, &all, 0, &mut replicas);
+        for _ in 0..3 {
+            // Save after step `k` (its rescale possibly unreported), some time later.
+            let k = rng.range(0, all.len() as i64 - 1) as usize;
+            let mut a = fresh();
+            let mut replicas = start;
+            let mut lines = run(&mut a, &hpa, &all[..=k], 0, &mut replicas);
+            let saved_at = all[k].0 + rng.range(0, 20_000);
+            let mut flash = [0_u8; Autoscaler::<1000, 608>::SNAPSHOT_MAX_BYTES];
+            let len = a.save(Instant(saved_at), &mut flash).unwrap();
+            // Powered off; the clock restarts anywhere.
+            let now = rng.pick(&[0, 1, -5_000, 1 << 50, -(1 << 50)]);
+            let mut b = fresh();
+            b.restore(&flash[..len], Instant(now)).unwrap();
+            let shift = now - saved_at;
+            lines.extend(run(&mut b, &hpa, &all[k + 1..], shift, &mut replicas));
+            assert_eq!(lines, expected, "case {case}, saved after step {k}");
+            restores += 1;
+        }
+    }
+    assert_eq!(restores, 900);
+}
+
+#[test]
+fn time_spent_powered_off_counts_when_the_caller_says_so() {
+    // A scale-down held by a 300 s window: restored with the time off counted (`now` moved
+    // back by it), the window has passed; counted as none, it still holds.
+    static DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
+        type_: PolicyType::Percent,
+        value: 100,
+        period_seconds: 15,
+    }];
+    static SPEC: HpaSpec<'static> = HpaSpec {
+        min_replicas: Some(1),
+        max_replicas: 20,
+        metrics: &METRICS,
+        behavior: Some(Behavior {
+            scale_up: None,
+            scale_down: Some(ScalingRules {
+                stabilization_window_seconds: Some(300),
+                select_policy: None,
+                policies: Some(&DOWN),
+                tolerance: None,
+            }),
+        }),
+        scale_target_ref: None,
+    };
+    let hpa = Hpa::new(&SPEC, &Settings::DEFAULT).unwrap();
+    let eval = |a: &mut Autoscaler, now: i64, proposal: i64| {
+        let values = [proposal * 1000];
+        let metrics = [MetricValues::External(&values)];
+        let obs = Observation {
+            now: Instant(now),
+            replicas: 10,
+            status_replicas: 10,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let d = a.evaluate(&hpa, &Settings::DEFAULT, &obs).unwrap();
+        d.desired_replicas
+    };
+    let mut a = fresh();
+    assert_eq!(eval(&mut a, 1_000_000, 10), 10);
+    let mut flash = [0_u8; 2048];
+    let len = a.save(Instant(1_000_000), &mut flash).unwrap();
+    // Ten minutes off; the new clock starts at 0.
+    let off = 600_000;
+    let mut none = fresh();
+    none.restore(&flash[..len], Instant(0)).unwrap();
+    assert_eq!(eval(&mut none, 15_000, 2), 10, "the window still holds");
+    let mut counted = fresh();
+    counted.restore(&flash[..len], Instant(-off)).unwrap();
+    assert_eq!(eval(&mut counted, 15_000, 2), 2, "the window has passed");
+}
+
+/// Builds the state the fixtures hold: a behavior HPA after a burst of rescales, its last
+/// rescale not yet reported.
+fn fixture_state() -> (Autoscaler, i64) {
+    static UP: [ScalingPolicy; 2] = [
+        ScalingPolicy {
+            type_: PolicyType::Pods,
+            value: 4,
+            period_seconds: 60,
+        },
+        ScalingPolicy {
+            type_: PolicyType::Percent,
+            value: 100,
+            period_seconds: 15,
+        },
+    ];
+    static SPEC: HpaSpec<'static> = HpaSpec {
+        min_replicas: Some(2),
+        max_replicas: 40,
+        metrics: &METRICS,
+        behavior: Some(Behavior {
+            scale_up: Some(ScalingRules {
+                stabilization_window_seconds: Some(0),
+                select_policy: Some(SelectPolicy::Max),
+                policies: Some(&UP),
+                tolerance: None,
+            }),
+            scale_down: None,
+        }),
+        scale_target_ref: None,
+    };
+    let hpa = Hpa::new(&SPEC, &Settings::DEFAULT).unwrap();
+    let mut a = fresh();
+    let mut replicas = 2;
+    let proposals = [3, 9, 30, 30, 12, 12, 5, 40, 40, 8];
+    let mut at = 0;
+    for (i, p) in proposals.into_iter().enumerate() {
+        at = 15_000 * i as i64;
+        let values = [p * 1000];
+        let metrics = [MetricValues::External(&values)];
+        // The last step finds the target below minReplicas: a rescale it does not report.
+        let current = if i + 1 < proposals.len() { replicas } else { 1 };
+        let obs = Observation {
+            now: Instant(at),
+            replicas: current,
+            status_replicas: current,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let d = a.evaluate(&hpa, &Settings::DEFAULT, &obs).unwrap();
+        if d.rescale && i + 1 < proposals.len() {
+            assert!(if i % 4 == 3 {
+                a.rescale_failed()
+            } else {
+                a.rescale_succeeded()
+            });
+            if i % 4 != 3 {
+                replicas = d.desired_replicas;
+            }
+        }
+    }
+    assert!(a.rescale_pending());
+    (a, at + 5_000)
+}
+
+fn fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots")
+}
+
+/// Every committed format version restores to the state it was saved from; the current one is
+/// also exactly what `save` writes today (so the format cannot change without a new version).
+/// `HPA_WRITE_FIXTURES=1` writes the current version's file.
+#[test]
+fn every_format_version_still_restores() {
+    let (state, saved_at) = fixture_state();
+    let mut bytes = vec![0; Autoscaler::<1000, 608>::SNAPSHOT_MAX_BYTES];
+    let len = state.save(Instant(saved_at), &mut bytes).unwrap();
+    bytes.truncate(len);
+    let current = fixtures().join(format!("v{FORMAT_VERSION}.bin"));
+    if std::env::var_os("HPA_WRITE_FIXTURES").is_some() {
+        std::fs::create_dir_all(fixtures()).unwrap();
+        std::fs::write(&current, &bytes).unwrap();
+    }
+    for version in 1..=FORMAT_VERSION {
+        let path = fixtures().join(format!("v{version}.bin"));
+        let file = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (HPA_WRITE_FIXTURES=1 writes the current version's)",
+                path.display()
+            )
+        });
+        let s = Snapshot::parse(&file).unwrap();
+        assert_eq!(s.version(), version);
+        let mut restored = fresh();
+        restored.restore(&file, Instant(saved_at)).unwrap();
+        assert_eq!(
+            format!("{restored:?}"),
+            format!("{state:?}"),
+            "{}",
+            path.display()
+        );
+        if version == FORMAT_VERSION {
+            assert_eq!(
+                file,
+                bytes,
+                "{} differs from what save writes",
+                path.display()
+            );
+        }
+    }
+    println!("fixture snapshot: {len} bytes");
+}
+
+#[test]
+fn a_snapshot_from_a_newer_engine_is_refused_by_version() {
+    let (state, saved_at) = fixture_state();
+    let mut bytes = vec![0; 4096];
+    let len = state.save(Instant(saved_at), &mut bytes).unwrap();
+    bytes.truncate(len);
+    bytes[4] = FORMAT_VERSION + 1;
+    let end = len - 4;
+    let crc = crc_of(&bytes[..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    let mut a = fresh();
+    assert_eq!(
+        a.restore(&bytes, Instant(0)),
+        Err(RestoreError::UnsupportedVersion {
+            version: FORMAT_VERSION + 1
+        })
+    );
+}
+
+/// CRC-32/ISO-HDLC, bit by bit (an independent implementation of the format's checksum).
+fn crc_of(bytes: &[u8]) -> u32 {
+    let mut crc = !0_u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn the_checksum_is_zlibs_crc32() {
+    let (state, saved_at) = fixture_state();
+    let mut bytes = vec![0; 4096];
+    let len = state.save(Instant(saved_at), &mut bytes).unwrap();
+    let stored = u32::from_le_bytes(bytes[len - 4..len].try_into().unwrap());
+    assert_eq!(stored, crc_of(&bytes[..len - 4]));
+    assert_eq!(
+        u32::from_le_bytes(bytes[5..9].try_into().unwrap()) as usize,
+        len
+    );
+    assert_eq!(&bytes[..5], b"HPAS\x01");
+}
+
+/// Damage of every kind, on snapshots of random runs: each single-bit flip, each truncation
+/// and random byte overwrites are refused, and leave the autoscaler as it was.
+#[test]
+fn damaged_snapshots_are_refused_and_change_nothing() {
+    let (state, saved_at) = fixture_state();
+    let before = format!("{state:?}");
+    let mut bytes = vec![0; 4096];
+    let len = state.save(Instant(saved_at), &mut bytes).unwrap();
+    let good = &bytes[..len];
+    let mut target = state.clone();
+    let mut refused = 0;
+    let mut check = |bad: &[u8]| {
+        assert!(target.restore(bad, Instant(0)).is_err(), "{bad:?}");
+        assert_eq!(format!("{target:?}"), before);
+        refused += 1;
+    };
+    for bit in 0..len * 8 {
+        let mut bad = good.to_vec();
+        bad[bit / 8] ^= 1 << (bit % 8);
+        check(&bad);
+    }
+    for cut in 0..len {
+        check(&good[..cut]);
+    }
+    let mut rng = Rng::new(9);
+    for _ in 0..20_000 {
+        let mut bad = good.to_vec();
+        for _ in 0..rng.range(1, 4) {
+            let i = rng.index(len);
+            let b = rng.below(256) as u8;
+            bad[i] = if bad[i] == b { b ^ 0x40 } else { b };
+        }
+        check(&bad);
+    }
+    println!("{refused} damaged snapshots refused");
+    assert_eq!(refused, len * 9 + 20_000);
+}
