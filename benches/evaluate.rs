@@ -261,6 +261,28 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // What the C API adds to each call for its storage check (docs/performance.md#storage-check):
+    // the fingerprint of the state after an hour of operation (full 3600 s history), computed
+    // once to check it on entry and once more to store it after a call that changed the state.
+    // Snapshots: a save and a restore of the same state.
+    let pods = pods(10, Layout::SharedTemplate);
+    let (state, now) = warmed_up(&hpa, &settings, &pods);
+    let mut group = c.benchmark_group("state");
+    group.bench_function("fingerprint_full_history", |b| {
+        b.iter(|| black_box(black_box(&state).fingerprint()))
+    });
+    let mut buffer = vec![0_u8; Autoscaler::<1000, 608>::SNAPSHOT_MAX_BYTES];
+    let len = state.save(Instant(now), &mut buffer).expect("save");
+    group.bench_function("save_full_history", |b| {
+        b.iter(|| black_box(black_box(&state).save(Instant(now), &mut buffer)))
+    });
+    let snapshot = buffer[..len].to_vec();
+    let mut restored = Autoscaler::new();
+    group.bench_function("restore_full_history", |b| {
+        b.iter(|| black_box(restored.restore(black_box(&snapshot), Instant(now))))
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

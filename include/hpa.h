@@ -240,6 +240,12 @@ enum hpa_status
    */
   HPA_STATUS_NO_PENDING_RESCALE = 3002,
   /**
+   * The autoscaler storage was changed since this library last wrote it (a stray write, a
+   * bit flip): its fingerprint does not match. Nothing was read from it; restore a saved
+   * snapshot or initialize it again.
+   */
+  HPA_STATUS_CORRUPT_STATE = 3003,
+  /**
    * A quantity text is empty or does not match Kubernetes' quantity syntax.
    */
   HPA_STATUS_QUANTITY_FORMAT = 4000,
@@ -941,12 +947,15 @@ typedef uint32_t hpa_quantity_format;
  *
  * `hpa_autoscaler_init` makes it an autoscaler; there is nothing to free. Other functions
  * refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`): it starts with a
- * 64-bit marker, so zeroed or garbage bytes are refused, as is a state saved by another
- * version of the library. The state holds no
+ * 64-bit marker, so zeroed or garbage bytes are refused, as is a state written by another
+ * version of the library. Storage changed by anything but this library since its last call
+ * (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks a
+ * 64-bit fingerprint of the state before reading it, and no bytes can make the library
+ * misbehave (the state is plain integers, every bit pattern a value). The state holds no
  * pointer: while no call is running it may be copied with `memcpy` (the copy is an
- * independent autoscaler with the same history) or saved and restored by the same build of
- * the library. One autoscaler must not be used by two threads at once: use one per thread,
- * or lock around every call.
+ * independent autoscaler with the same history). To keep it across reboots and library
+ * upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler
+ * must not be used by two threads at once: use one per thread, or lock around every call.
  */
 typedef union hpa_autoscaler {
   /**

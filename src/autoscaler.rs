@@ -8,6 +8,7 @@ use crate::arith::Tolerances;
 use crate::calculator::CalcContext;
 use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::Hpa;
+use crate::fingerprint::Fingerprint;
 use crate::history::{History, LoadError, ScaleEvent};
 use crate::input::Observation;
 use crate::metrics::{
@@ -31,16 +32,18 @@ pub struct Status {
     pub conditions: Conditions,
 }
 
-/// A rescale the caller has been asked to apply.
+/// A rescale the caller has been asked to apply, kept until its outcome is reported.
 ///
-/// Its flags are bytes, not `bool`/`Option<bool>`: a field with invalid bit patterns would
-/// give `Option<PendingRescale>` a niche whose `None` is not zero, and one non-zero byte moves
-/// a `static` [`Autoscaler::new()`] from `.bss` into `.data`, costing its whole size in flash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Plain data, as the whole [`Autoscaler`]: bytes, not `bool`/`Option`, for flags. (A field
+/// with invalid bit patterns would also give `Option<PendingRescale>` a niche whose `None` is
+/// not zero, and one non-zero byte moves a `static` [`Autoscaler::new()`] from `.bss` into
+/// `.data`, costing its whole size in flash.)
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct PendingRescale {
+    pub(crate) at: Instant,
     pub(crate) from: i32,
     pub(crate) to: i32,
-    pub(crate) at: Instant,
     /// HPAs with a behavior record a scale event: the longest policy period of the change's
     /// direction in seconds (upstream marks that direction's older events outdated when it
     /// stores the event, docs/spec/history.md#scale-events; never negative); -1 without a behavior
@@ -48,6 +51,124 @@ pub(crate) struct PendingRescale {
     pub(crate) event_period_seconds: i32,
     /// [`SCALED_TO_ZERO_UNSET`], [`SCALED_TO_ZERO_FALSE`] or [`SCALED_TO_ZERO_TRUE`].
     pub(crate) scaled_to_zero: u8,
+    /// Non-zero while the rescale awaits its outcome.
+    pub(crate) awaited: u8,
+    reserved: [u8; 2],
+}
+
+impl fmt::Debug for PendingRescale {
+    /// As an `Option`: the fields of a rescale no longer awaited are left as they were (one
+    /// store instead of a whole struct's), and mean nothing.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.awaited == 0 {
+            return f.write_str("None");
+        }
+        f.debug_struct("Some")
+            .field("from", &self.from)
+            .field("to", &self.to)
+            .field("at", &self.at)
+            .field("event_period_seconds", &self.event_period_seconds)
+            .field("scaled_to_zero", &self.scaled_to_zero)
+            .finish()
+    }
+}
+
+impl PendingRescale {
+    /// None awaited: all zero.
+    pub(crate) const NONE: PendingRescale = PendingRescale {
+        at: Instant(0),
+        from: 0,
+        to: 0,
+        event_period_seconds: 0,
+        scaled_to_zero: 0,
+        awaited: 0,
+        reserved: [0; 2],
+    };
+
+    /// An awaited rescale.
+    pub(crate) const fn new(
+        from: i32,
+        to: i32,
+        at: Instant,
+        event_period_seconds: i32,
+        scaled_to_zero: u8,
+    ) -> PendingRescale {
+        PendingRescale {
+            at,
+            from,
+            to,
+            event_period_seconds,
+            scaled_to_zero,
+            awaited: 1,
+            reserved: [0; 2],
+        }
+    }
+}
+
+/// [`Status`] as the autoscaler keeps it: plain data.
+#[derive(Clone, Debug)]
+#[repr(C)]
+pub(crate) struct StoredStatus {
+    pub(crate) desired_replicas: i32,
+    /// Non-zero when `last_scale_time` is set.
+    has_last_scale_time: u32,
+    last_scale_time: Instant,
+    pub(crate) conditions: Conditions,
+}
+
+impl StoredStatus {
+    const NEW: StoredStatus = StoredStatus {
+        desired_replicas: 0,
+        has_last_scale_time: 0,
+        last_scale_time: Instant(0),
+        conditions: Conditions::new(),
+    };
+
+    pub(crate) fn get(&self) -> Status {
+        Status {
+            desired_replicas: self.desired_replicas,
+            last_scale_time: (self.has_last_scale_time != 0).then_some(self.last_scale_time),
+            conditions: self.conditions.clone(),
+        }
+    }
+
+    pub(crate) fn set(&mut self, status: &Status) {
+        self.desired_replicas = status.desired_replicas;
+        self.set_last_scale_time(status.last_scale_time);
+        self.conditions.clone_from(&status.conditions);
+    }
+
+    fn set_last_scale_time(&mut self, at: Option<Instant>) {
+        self.has_last_scale_time = u32::from(at.is_some());
+        self.last_scale_time = at.unwrap_or(Instant(0));
+    }
+}
+
+/// The autoscaler's status, to change in place: written back when dropped
+/// ([`Autoscaler::status_mut`]).
+pub struct StatusMut<'a> {
+    stored: &'a mut StoredStatus,
+    status: Status,
+}
+
+impl core::ops::Deref for StatusMut<'_> {
+    type Target = Status;
+
+    fn deref(&self) -> &Status {
+        &self.status
+    }
+}
+
+impl core::ops::DerefMut for StatusMut<'_> {
+    fn deref_mut(&mut self) -> &mut Status {
+        &mut self.status
+    }
+}
+
+impl Drop for StatusMut<'_> {
+    fn drop(&mut self) {
+        self.stored.set(&self.status);
+    }
 }
 
 /// The rescale removes the ScaledToZero condition (HPAScaleToZero off).
@@ -64,14 +185,21 @@ const SCALED_TO_ZERO_TRUE: u8 = 2;
 /// Use: [`Autoscaler::evaluate`] once per sync period; when the decision says `rescale`,
 /// apply it and report the outcome with [`Autoscaler::rescale_succeeded`] or
 /// [`Autoscaler::rescale_failed`]. The state holds no reference and no clock.
+///
+/// The state is plain data: `repr(C)` structs of integers and byte arrays without padding, so
+/// that every bit pattern is a value, and every byte is written. The C API keeps it in the
+/// caller's memory, where it may be damaged; it checks a [`Autoscaler::fingerprint`] before
+/// each use instead of trusting the bytes, and reading damaged bytes can never be undefined
+/// behaviour. (For snapshots that survive reboots, see [`crate::snapshot`].)
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Autoscaler<
     const R: usize = DEFAULT_RECOMMENDATION_BYTES,
     const E: usize = DEFAULT_EVENT_BYTES,
 > {
     pub(crate) history: History<R, E>,
-    pub(crate) status: Status,
-    pub(crate) pending: Option<PendingRescale>,
+    pub(crate) status: StoredStatus,
+    pub(crate) pending: PendingRescale,
     /// The latest evaluation time (or newest loaded history instant), `i64::MIN` before any
     /// (no time is earlier): time must not go backwards. Not an `Option`: that would take 16
     /// bytes.
@@ -309,25 +437,76 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     pub const fn new() -> Self {
         Autoscaler {
             history: History::new(),
-            status: Status {
-                desired_replicas: 0,
-                last_scale_time: None,
-                conditions: Conditions::new(),
-            },
-            pending: None,
+            status: StoredStatus::NEW,
+            pending: PendingRescale::NONE,
             last_evaluation: ZeroIsMin::MIN,
         }
     }
 
     /// The status after the last evaluation and rescale report.
-    pub fn status(&self) -> &Status {
-        &self.status
+    pub fn status(&self) -> Status {
+        self.status.get()
     }
 
-    /// Mutable status, e.g. to restore a stored HPA's conditions (a `ScaledToZero` True
-    /// condition makes the engine scale from zero).
-    pub fn status_mut(&mut self) -> &mut Status {
-        &mut self.status
+    /// The status to change in place, e.g. to restore a stored HPA's conditions (a
+    /// `ScaledToZero` True condition makes the engine scale from zero); the changes are kept
+    /// when the returned guard is dropped.
+    pub fn status_mut(&mut self) -> StatusMut<'_> {
+        StatusMut {
+            status: self.status.get(),
+            stored: &mut self.status,
+        }
+    }
+
+    /// Replaces the status.
+    pub fn set_status(&mut self, status: &Status) {
+        self.status.set(status);
+    }
+
+    /// A 64-bit fingerprint of the state ([`crate::fingerprint`]): every field, and of the
+    /// history rings only the bytes in use. The C API stores it beside the state in the
+    /// caller's memory and checks it before every use.
+    pub fn fingerprint(&self) -> u64 {
+        let mut f = Fingerprint::new();
+        self.fingerprint_into(&mut f);
+        f.finish()
+    }
+
+    /// Adds the state to `f` (see [`Autoscaler::fingerprint`]), for a caller that
+    /// fingerprints more than the autoscaler.
+    pub fn fingerprint_into(&self, f: &mut Fingerprint) {
+        self.history.fingerprint(f);
+        let s = &self.status;
+        f.word(
+            u64::from(s.desired_replicas.cast_unsigned()) << 32 | u64::from(s.has_last_scale_time),
+        );
+        f.int(s.last_scale_time.0);
+        s.conditions.fingerprint(f);
+        let p = &self.pending;
+        f.int(p.at.0);
+        f.word(u64::from(p.from.cast_unsigned()) << 32 | u64::from(p.to.cast_unsigned()));
+        f.word(
+            u64::from(p.event_period_seconds.cast_unsigned()) << 32
+                | u64::from(u32::from_le_bytes([
+                    p.scaled_to_zero,
+                    p.awaited,
+                    p.reserved[0],
+                    p.reserved[1],
+                ])),
+        );
+        f.int(self.last_evaluation.millis());
+    }
+
+    /// Takes the rescale awaiting its outcome, if any.
+    fn take_pending(&mut self) -> Option<PendingRescale> {
+        let p = self.pending();
+        self.pending.awaited = 0;
+        p
+    }
+
+    /// The rescale awaiting its outcome.
+    pub(crate) fn pending(&self) -> Option<PendingRescale> {
+        (self.pending.awaited != 0).then_some(self.pending)
     }
 
     /// The history.
@@ -407,7 +586,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                 now: obs.now.millis(),
             });
         }
-        self.pending = None;
+        self.pending.awaited = 0;
         self.last_evaluation = ZeroIsMin::new(obs.now.millis());
 
         let now = obs.now;
@@ -441,19 +620,19 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                         &b.scale_down
                     }
                 });
-                self.pending = Some(PendingRescale {
-                    from: current,
-                    to: desired,
-                    at: now,
-                    event_period_seconds: rules.map_or(-1, |r| r.longest_period_seconds()),
-                    scaled_to_zero: if !gate {
+                self.pending = PendingRescale::new(
+                    current,
+                    desired,
+                    now,
+                    rules.map_or(-1, |r| r.longest_period_seconds()),
+                    if !gate {
                         SCALED_TO_ZERO_UNSET
                     } else if current > 0 && desired == 0 && min == 0 && object_or_external {
                         SCALED_TO_ZERO_TRUE
                     } else {
                         SCALED_TO_ZERO_FALSE
                     },
-                });
+                );
             } else {
                 self.status.desired_replicas = current;
             }
@@ -627,14 +806,14 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 
     /// Whether a decided rescale awaits its outcome.
     pub fn rescale_pending(&self) -> bool {
-        self.pending.is_some()
+        self.pending.awaited != 0
     }
 
     /// The caller applied the decided replica count: records the scale event (HPAs with a
     /// behavior), and updates `desiredReplicas`, `lastScaleTime` and the conditions. Returns
     /// false when no rescale was pending.
     pub fn rescale_succeeded(&mut self) -> bool {
-        let Some(p) = self.pending.take() else {
+        let Some(p) = self.take_pending() else {
             return false;
         };
         let conditions = &mut self.status.conditions;
@@ -661,7 +840,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             _ => conditions.remove(ConditionType::ScaledToZero),
         }
         self.status.desired_replicas = p.to;
-        self.status.last_scale_time = Some(p.at);
+        self.status.set_last_scale_time(Some(p.at));
         true
     }
 
@@ -669,7 +848,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     /// `desiredReplicas` keeps its previous value and no scale event is recorded. Returns
     /// false when no rescale was pending.
     pub fn rescale_failed(&mut self) -> bool {
-        if self.pending.take().is_none() {
+        if self.take_pending().is_none() {
             return false;
         }
         self.status.conditions.set(

@@ -165,48 +165,20 @@ pub fn hex(value: u64) -> [u8; 16] {
 
 /// The digest code of a condition type.
 pub const fn type_code(t: ConditionType) -> u8 {
-    match t {
-        ConditionType::AbleToScale => 1,
-        ConditionType::ScalingActive => 2,
-        ConditionType::ScalingLimited => 3,
-        ConditionType::ScaledToZero => 4,
-    }
+    // The discriminants are the codes (src/conditions.rs).
+    t as u8
 }
 
 /// The digest code of a condition status.
 pub const fn status_code(s: ConditionStatus) -> u8 {
-    match s {
-        ConditionStatus::True => 1,
-        ConditionStatus::False => 2,
-        ConditionStatus::Unknown => 3,
-    }
+    // The discriminants are the codes (src/conditions.rs).
+    s as u8
 }
 
 /// The digest code of a condition reason.
 pub const fn reason_code(r: Reason) -> u8 {
-    match r {
-        Reason::SucceededGetScale => 1,
-        Reason::ScaleDownStabilized => 2,
-        Reason::ScaleUpStabilized => 3,
-        Reason::ReadyForNewScale => 4,
-        Reason::SucceededRescale => 5,
-        Reason::FailedUpdateScale => 6,
-        Reason::ScalingDisabled => 7,
-        Reason::FailedGetResourceMetric => 8,
-        Reason::FailedGetContainerResourceMetric => 9,
-        Reason::FailedGetPodsMetric => 10,
-        Reason::FailedGetObjectMetric => 11,
-        Reason::FailedGetExternalMetric => 12,
-        Reason::InvalidMetricSourceType => 13,
-        Reason::ValidMetricFound => 14,
-        Reason::TooManyReplicas => 15,
-        Reason::TooFewReplicas => 16,
-        Reason::ScaleUpLimit => 17,
-        Reason::ScaleDownLimit => 18,
-        Reason::DesiredWithinRange => 19,
-        Reason::ScaledToZero => 20,
-        Reason::NotScaledToZero => 21,
-    }
+    // The discriminants are the codes (src/conditions.rs).
+    r as u8
 }
 
 /// The digest code of a metric error's kind:

@@ -41,19 +41,31 @@ pub enum PodPhase {
     Unknown,
 }
 
-/// Status of a pod condition.
+/// Status of a pod or HPA condition. The discriminants are the digest's codes
+/// (docs/spec/digest.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
 pub enum ConditionStatus {
     /// `True`.
-    True,
+    True = 1,
     /// `False`.
-    False,
+    False = 2,
     /// `Unknown`.
-    Unknown,
+    Unknown = 3,
 }
 
 impl ConditionStatus {
+    /// The status whose code (discriminant) is `code`.
+    pub const fn from_code(code: u8) -> Option<ConditionStatus> {
+        Some(match code {
+            1 => ConditionStatus::True,
+            2 => ConditionStatus::False,
+            3 => ConditionStatus::Unknown,
+            _ => return None,
+        })
+    }
+
     /// Every status, in the order of their codes (`hpa::digest::status_code`).
     pub const ALL: [ConditionStatus; 3] = [
         ConditionStatus::True,

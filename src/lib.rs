@@ -42,8 +42,9 @@
 // those below it; docs/architecture.md#layers explains them). Users name the public ones; the
 // others are the engine's internals, and what of them users need is re-exported.
 
-// Foundations: the speed-or-size choice, time, arithmetic.
+// Foundations: the speed-or-size choice, time, arithmetic, fingerprints.
 mod arith;
+pub mod fingerprint;
 pub mod time;
 mod tuning;
 // Values: quantities, tolerances read from them, controller settings.
@@ -97,6 +98,7 @@ pub use arith::binary64::F64;
 pub use arith::Tolerance;
 pub use autoscaler::{
     Autoscaler, Decision, DecisionSummary, EvaluateError, LimitedBy, RescaleReason, Status,
+    StatusMut,
 };
 pub use defaults::Hpa;
 pub use input::{MetricValues, Observation, Pod, PodSamples, Sample};

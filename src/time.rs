@@ -7,6 +7,7 @@
 /// A point in time: signed milliseconds on the caller's monotonic clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(transparent)]
 pub struct Instant(pub i64);
 
 /// A span of time in milliseconds (never negative when built with [`Duration::from_secs`]).
@@ -20,6 +21,7 @@ pub struct Duration(pub i64);
 /// `.data`, and so into flash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(transparent)]
 pub(crate) struct ZeroIsMin(u64);
 
 impl ZeroIsMin {

@@ -579,7 +579,7 @@ fn run<const R: usize, const E: usize>(
                     &hpa,
                     settings,
                     case.valid,
-                    before.status(),
+                    &before.status(),
                     &d,
                     current,
                     &ctx,

@@ -9,11 +9,12 @@ use std::fs;
 use std::path::Path;
 
 /// The core's top-level modules, lowest first: each may use only those before it.
-const LAYERS: [&str; 20] = [
+const LAYERS: [&str; 21] = [
     // Foundations: no dependency inside the crate.
     "tuning",
     "time",
     "arith",
+    "fingerprint",
     // Values: Kubernetes quantities, tolerances read from them, controller settings.
     "quantity",
     "tolerance",

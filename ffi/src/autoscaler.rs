@@ -13,19 +13,26 @@ use crate::error::{Detail, Fault};
 use crate::observation::{self, hpa_observation, Bump};
 use crate::raw::{self, hpa_str};
 use crate::status::hpa_status;
-use crate::{HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_VERSION_NUMBER};
+use crate::{
+    HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY,
+    HPA_VERSION_NUMBER,
+};
+use hpa::fingerprint::Fingerprint;
 
 /// Storage for one autoscaler, owned by the caller (static, on the stack, in a struct or an
 /// array): `HPA_AUTOSCALER_SIZE` bytes aligned to `HPA_AUTOSCALER_ALIGN`. Treat it as opaque.
 ///
 /// `hpa_autoscaler_init` makes it an autoscaler; there is nothing to free. Other functions
 /// refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`): it starts with a
-/// 64-bit marker, so zeroed or garbage bytes are refused, as is a state saved by another
-/// version of the library. The state holds no
+/// 64-bit marker, so zeroed or garbage bytes are refused, as is a state written by another
+/// version of the library. Storage changed by anything but this library since its last call
+/// (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks a
+/// 64-bit fingerprint of the state before reading it, and no bytes can make the library
+/// misbehave (the state is plain integers, every bit pattern a value). The state holds no
 /// pointer: while no call is running it may be copied with `memcpy` (the copy is an
-/// independent autoscaler with the same history) or saved and restored by the same build of
-/// the library. One autoscaler must not be used by two threads at once: use one per thread,
-/// or lock around every call.
+/// independent autoscaler with the same history). To keep it across reboots and library
+/// upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler
+/// must not be used by two threads at once: use one per thread, or lock around every call.
 #[repr(C)]
 pub union hpa_autoscaler {
     /// The bytes (private).
@@ -34,21 +41,53 @@ pub union hpa_autoscaler {
     pub _align: u64,
 }
 
-/// What `hpa_autoscaler` holds.
+/// What `hpa_autoscaler` holds: plain data (`repr(C)` structs of integers and byte arrays
+/// with no padding, asserted below), so that any initialized bytes are a `State` and reading
+/// damaged storage is never undefined behaviour; `check` tells whether they are the bytes this
+/// library wrote.
 #[repr(C)]
 pub(crate) struct State {
     magic: u64,
-    engine: Autoscaler,
-    messages: Messages,
+    /// [`State::fingerprint`] as of the end of the last call that changed the state.
+    check: u64,
+    pub(crate) engine: Autoscaler,
+    pub(crate) messages: Messages,
+}
+
+impl State {
+    /// The fingerprint of everything `check` covers: the engine's state (of its history rings
+    /// the bytes in use) and the messages.
+    fn fingerprint(&self) -> u64 {
+        let mut f = Fingerprint::new();
+        f.word(self.magic);
+        self.engine.fingerprint_into(&mut f);
+        self.messages.fingerprint(&mut f);
+        f.finish()
+    }
 }
 
 /// Marks initialized storage; it changes with the library version and the state's size, so
-/// storage saved by another build is refused instead of misread.
+/// storage written by another build is refused instead of misread.
 const MAGIC: u64 = 0x6870_615F_0000_0000
     ^ ((HPA_VERSION_NUMBER as u64) << 16)
     ^ (size_of::<State>() as u64 & 0xFFFF);
 
+/// The sizes of every field of the state, leaf by leaf: equal to `size_of::<State>()` only if
+/// no struct inside has padding (bytes a Rust copy may leave uninitialized, which the
+/// fingerprint could not read). Each line is one struct of the core or of this crate.
+const FIELD_BYTES: usize = 8 + 8 // magic, check
+    + (8 + 8 + 4 + 4) + 1000 // recommendation ring: region, bytes
+    + (8 + 8 + 4 + 4) + 608 // scale-event ring
+    + 2 * (8 * (8 + 4 + 4) + 1 + 7) // summary generations: slots, len, reserved
+    + (2 * 4 + 2 * 8) // scale-event lists: lengths, cutoffs
+    + (1 + 7) // history: seeded, reserved
+    + (4 + 4 + 8 + 4 * 4) // status: desired, has last scale time, time, conditions
+    + (8 + 4 + 4 + 4 + 1 + 1 + 2) // pending rescale
+    + 8 // last evaluation
+    + 2 * (HPA_MESSAGE_CAPACITY + 4); // messages
+
 const _: () = {
+    assert!(size_of::<State>() == FIELD_BYTES);
     assert!(size_of::<State>() <= HPA_AUTOSCALER_SIZE);
     assert!(align_of::<State>() <= HPA_AUTOSCALER_ALIGN);
     assert!(size_of::<hpa_autoscaler>() == HPA_AUTOSCALER_SIZE);
@@ -81,12 +120,13 @@ fn storage_check(p: *const hpa_autoscaler) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The state in initialized storage.
+/// The state in initialized storage, after its marker and its fingerprint were checked.
 ///
 /// # Safety
 ///
-/// `p` must be NULL or point to `HPA_AUTOSCALER_SIZE` bytes valid for reads for `'a`, which
-/// only this library's functions have written since `hpa_autoscaler_init`.
+/// `p` must be NULL or point to `HPA_AUTOSCALER_SIZE` initialized bytes valid for reads for
+/// `'a` (storage `hpa_autoscaler_init` or `hpa_autoscaler_restore` wrote, whatever happened
+/// to it since).
 unsafe fn state<'a>(p: *const hpa_autoscaler) -> Result<&'a State, Fault> {
     storage_check(p)?;
     // SAFETY: not NULL and aligned; the first 8 bytes are readable by the caller's contract.
@@ -94,21 +134,50 @@ unsafe fn state<'a>(p: *const hpa_autoscaler) -> Result<&'a State, Fault> {
     if magic != MAGIC {
         return Err(Fault::new(hpa_status::Uninitialized, Detail::Uninitialized));
     }
-    // SAFETY: the magic says `hpa_autoscaler_init` wrote a `State` here (size and alignment
-    // fit, asserted above), and only this library changed it since.
-    Ok(unsafe { &*p.cast::<State>() })
+    // SAFETY: size and alignment fit (asserted above) and the bytes are initialized (the
+    // caller's contract); every bit pattern is a `State` (plain integers, no padding), so even
+    // damaged bytes make a valid value. Whether they are this library's is checked next.
+    let state = unsafe { &*p.cast::<State>() };
+    if state.check != state.fingerprint() {
+        return Err(Fault::new(hpa_status::CorruptState, Detail::Corrupt));
+    }
+    Ok(state)
 }
 
-/// The state in initialized storage, mutable.
+/// The state in initialized storage, mutable; its fingerprint is stored again when the guard
+/// is dropped, after the call changed it.
+pub(crate) struct StateMut<'a>(&'a mut State);
+
+impl core::ops::Deref for StateMut<'_> {
+    type Target = State;
+
+    fn deref(&self) -> &State {
+        self.0
+    }
+}
+
+impl core::ops::DerefMut for StateMut<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.0
+    }
+}
+
+impl Drop for StateMut<'_> {
+    fn drop(&mut self) {
+        self.0.check = self.0.fingerprint();
+    }
+}
+
+/// The state in initialized storage, mutable (see [`StateMut`]).
 ///
 /// # Safety
 ///
 /// As [`state`], and the storage must be valid for writes and not used elsewhere during `'a`.
-unsafe fn state_mut<'a>(p: *mut hpa_autoscaler) -> Result<&'a mut State, Fault> {
+unsafe fn state_mut<'a>(p: *mut hpa_autoscaler) -> Result<StateMut<'a>, Fault> {
     // SAFETY: forwarded contract.
     unsafe { state(p) }?;
     // SAFETY: checked by `state`; exclusive by the caller's contract.
-    Ok(unsafe { &mut *p.cast::<State>() })
+    Ok(StateMut(unsafe { &mut *p.cast::<State>() }))
 }
 
 fn status_of(r: Result<(), Fault>) -> hpa_status {
@@ -143,15 +212,16 @@ pub unsafe extern "C" fn hpa_autoscaler_init(
                 Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
             ));
         }
+        let mut state = State {
+            magic: MAGIC,
+            check: 0,
+            engine: Autoscaler::new(),
+            messages: Messages::new(),
+        };
+        state.check = state.fingerprint();
         // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
-        // time) by the caller's contract.
-        unsafe {
-            storage.cast::<State>().write(State {
-                magic: MAGIC,
-                engine: Autoscaler::new(),
-                messages: Messages::new(),
-            });
-        }
+        // time) by the caller's contract. A `State` has no padding: every byte is written.
+        unsafe { storage.cast::<State>().write(state) };
         Ok(())
     })())
 }
@@ -272,7 +342,7 @@ unsafe fn evaluate(
 ) -> Result<(), hpa_status> {
     let fault = |f: Fault| f.status;
     // SAFETY: the caller's contract.
-    let state = unsafe { state_mut(autoscaler) }.map_err(fault)?;
+    let mut state = unsafe { state_mut(autoscaler) }.map_err(fault)?;
     // SAFETY: the caller's contract.
     let cfg = unsafe { raw::reference(config) }.map_err(fault)?;
     // SAFETY: the caller's contract.
@@ -360,7 +430,7 @@ pub unsafe extern "C" fn hpa_autoscaler_rescale_succeeded(
 ) -> hpa_status {
     status_of((|| {
         // SAFETY: the caller's contract.
-        let state = unsafe { state_mut(autoscaler) }?;
+        let mut state = unsafe { state_mut(autoscaler) }?;
         if state.engine.rescale_succeeded() {
             Ok(())
         } else {
@@ -387,7 +457,7 @@ pub unsafe extern "C" fn hpa_autoscaler_rescale_failed(
 ) -> hpa_status {
     status_of((|| {
         // SAFETY: the caller's contract.
-        let state = unsafe { state_mut(autoscaler) }?;
+        let mut state = unsafe { state_mut(autoscaler) }?;
         // SAFETY: the caller's contract.
         let text = unsafe {
             raw::string(hpa_str {
@@ -418,7 +488,7 @@ pub unsafe extern "C" fn hpa_autoscaler_restore_scaled_to_zero(
 ) -> hpa_status {
     status_of((|| {
         // SAFETY: the caller's contract.
-        let state = unsafe { state_mut(autoscaler) }?;
+        let mut state = unsafe { state_mut(autoscaler) }?;
         state.engine.status_mut().conditions.set(
             ConditionType::ScaledToZero,
             ConditionStatus::True,

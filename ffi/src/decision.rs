@@ -138,6 +138,7 @@ pub struct hpa_scaling_status {
 
 /// Messages a condition keeps until it is set again, stored in the autoscaler state.
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub(crate) struct Messages {
     /// The ScalingActive message set by the last evaluation that evaluated metrics.
     pub(crate) scaling_active: Stored<HPA_MESSAGE_CAPACITY>,
@@ -146,6 +147,12 @@ pub(crate) struct Messages {
 }
 
 impl Messages {
+    /// Adds both messages to `f`.
+    pub(crate) fn fingerprint(&self, f: &mut hpa::fingerprint::Fingerprint) {
+        self.scaling_active.fingerprint(f);
+        self.update_failure.fingerprint(f);
+    }
+
     /// No message yet.
     pub(crate) const fn new() -> Messages {
         Messages {
@@ -281,7 +288,7 @@ pub(crate) fn write_conditions(
         write_display(
             &mut slot.message,
             &ConditionMessage {
-                condition: *c,
+                condition: c,
                 messages,
                 desired_replicas,
             },

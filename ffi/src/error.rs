@@ -96,6 +96,8 @@ pub(crate) enum Detail {
     Misaligned(usize),
     /// Storage never initialized.
     Uninitialized,
+    /// Storage whose fingerprint does not match.
+    Corrupt,
     /// Invalid UTF-8.
     Utf8,
     /// Unknown enum value.
@@ -136,6 +138,9 @@ impl fmt::Display for Detail {
             Detail::NullArray(len) => write!(f, "is NULL but its length is {len}"),
             Detail::Misaligned(align) => write!(f, "is not aligned to {align} bytes"),
             Detail::Uninitialized => f.write_str("was not initialized by hpa_autoscaler_init"),
+            Detail::Corrupt => f.write_str(
+                "was changed outside the library since its last call (fingerprint mismatch)",
+            ),
             Detail::Utf8 => f.write_str("is not valid UTF-8"),
             Detail::Enum(v) => write!(f, "holds the unknown value {v}"),
             Detail::Flag(v) => write!(f, "must be 0 or 1, not {v}"),

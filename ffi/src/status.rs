@@ -53,6 +53,10 @@ pub enum hpa_status {
     WrongValuesKind = 3001,
     /// A rescale outcome was reported but no rescale is pending.
     NoPendingRescale = 3002,
+    /// The autoscaler storage was changed since this library last wrote it (a stray write, a
+    /// bit flip): its fingerprint does not match. Nothing was read from it; restore a saved
+    /// snapshot or initialize it again.
+    CorruptState = 3003,
     /// A quantity text is empty or does not match Kubernetes' quantity syntax.
     QuantityFormat = 4000,
     /// A quantity text has an unknown suffix.
@@ -86,6 +90,9 @@ impl hpa_status {
             }
             hpa_status::WrongValuesKind => c"a metric's values do not fit its source type",
             hpa_status::NoPendingRescale => c"no rescale is pending",
+            hpa_status::CorruptState => {
+                c"the autoscaler storage was changed outside the library (fingerprint mismatch)"
+            }
             hpa_status::QuantityFormat => {
                 c"quantities must match the regular expression \
                  '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -106,7 +113,7 @@ impl hpa_status {
 
 /// Every status, in numeric order.
 #[cfg(test)]
-pub const ALL_STATUSES: [hpa_status; 20] = [
+pub const ALL_STATUSES: [hpa_status; 21] = [
     hpa_status::Ok,
     hpa_status::NullPointer,
     hpa_status::Misaligned,
@@ -124,6 +131,7 @@ pub const ALL_STATUSES: [hpa_status; 20] = [
     hpa_status::TimeWentBackwards,
     hpa_status::WrongValuesKind,
     hpa_status::NoPendingRescale,
+    hpa_status::CorruptState,
     hpa_status::QuantityFormat,
     hpa_status::QuantitySuffix,
     hpa_status::QuantityExponent,

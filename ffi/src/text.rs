@@ -119,10 +119,13 @@ pub(crate) fn write_str(array: &mut [c_char], s: &str) -> usize {
 }
 
 /// A fixed-capacity string kept inside the autoscaler state (messages the status shows later).
+/// Plain data without padding (for `N` a multiple of 4), as the whole state: any bytes are a
+/// value, a `len` beyond `N` or bytes that are not UTF-8 read as an empty text.
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub(crate) struct Stored<const N: usize> {
     bytes: [u8; N],
-    len: u16,
+    len: u32,
 }
 
 impl<const N: usize> Stored<N> {
@@ -138,13 +141,24 @@ impl<const N: usize> Stored<N> {
     pub(crate) fn set(&mut self, value: &dyn fmt::Display) {
         let mut t = Text::new(&mut self.bytes);
         let _ = fmt::write(&mut t, format_args!("{value}"));
-        self.len = u16::try_from(t.finish()).unwrap_or(0);
+        self.len = u32::try_from(t.finish()).unwrap_or(0);
     }
 
     /// The text.
     pub(crate) fn as_str(&self) -> &str {
-        let bytes = self.bytes.get(..usize::from(self.len)).unwrap_or(&[]);
-        core::str::from_utf8(bytes).unwrap_or("")
+        core::str::from_utf8(self.used()).unwrap_or("")
+    }
+
+    /// The bytes in use.
+    fn used(&self) -> &[u8] {
+        let len = usize::try_from(self.len).unwrap_or(usize::MAX);
+        self.bytes.get(..len).unwrap_or(&[])
+    }
+
+    /// Adds the length and the bytes in use to `f`.
+    pub(crate) fn fingerprint(&self, f: &mut hpa::fingerprint::Fingerprint) {
+        f.word(self.len.into());
+        f.bytes(self.used());
     }
 }
 

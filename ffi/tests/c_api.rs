@@ -19,20 +19,22 @@ fn root_path(p: &str) -> std::path::PathBuf {
 /// Builds `tests/c/api_test.c` as `exe` and runs it with `args` under every mode; asserts
 /// that no check failed and returns the number of checks of each run.
 fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
+    c_test("api_test", exe, args)
+}
+
+/// Builds `tests/c/<test>.c` as `exe` and runs it with `args` under every mode; its last line
+/// is `<test>: N checks passed, 0 failed`. Returns N of each run.
+fn c_test(test: &str, exe: &str, args: &[&str]) -> Vec<usize> {
     let mut counts = Vec::new();
+    let source = root_path(&format!("ffi/tests/c/{test}.c"));
     for mode in Mode::ALL {
-        let Some(run) = support::run(
-            exe,
-            Lang::C,
-            &[root_path("ffi/tests/c/api_test.c")],
-            mode,
-            args,
-        ) else {
+        let Some(run) = support::run(exe, Lang::C, std::slice::from_ref(&source), mode, args)
+        else {
             continue;
         };
         let last = run.stdout.lines().last().unwrap_or("");
         let checks: usize = last
-            .strip_prefix("api_test: ")
+            .strip_prefix(&format!("{test}: "))
             .and_then(|rest| rest.strip_suffix(" checks passed, 0 failed"))
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("{mode:?}: {last}\n{}", run.stderr));
@@ -45,6 +47,16 @@ fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
 #[test]
 fn api_test_passes_plain_sanitized_and_under_valgrind() {
     api_test("api_test", &[]);
+}
+
+/// `tests/c/corrupt_test.c`: damaged autoscaler storage is refused with
+/// `HPA_STATUS_CORRUPT_STATE` and left alone, or, where the damage hit unused bytes, decides as
+/// the undamaged state; never a crash, under every mode.
+#[test]
+fn damaged_storage_is_refused_plain_sanitized_and_under_valgrind() {
+    for checks in c_test("corrupt_test", "corrupt_test", &[]) {
+        assert!(checks > 20_000, "{checks} checks");
+    }
 }
 
 /// A ContainerResource sample whose `hpa_container_usage` array lacks the metric's container

@@ -104,6 +104,7 @@ impl fmt::Display for LoadError {
 /// What upstream's two scale-event lists (up, down) hold beyond the ring's entries: each
 /// event in the ring carries its slot, its index in its list (docs/spec/history.md#scale-events).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(super) struct EventLists {
     /// Each list's length. A slot that no ring entry holds holds an event older than the
     /// retention (or folded): upstream still has it, outdated, and never counts it again.

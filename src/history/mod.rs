@@ -179,7 +179,10 @@ pub(crate) struct Stabilized {
 
 /// Both histories of one HPA: `R` bytes of recommendations, `E` bytes of scale events (see
 /// the module docs for what they hold).
+///
+/// Plain data (`repr(C)`, integers only): see [`crate::autoscaler::Autoscaler`].
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct History<const R: usize, const E: usize> {
     recommendations: Ring<R>,
     events: Ring<E>,
@@ -187,9 +190,12 @@ pub struct History<const R: usize, const E: usize> {
     folded_events: Generations,
     /// What upstream's scale-event lists hold beyond the ring's entries.
     lists: EventLists,
-    /// Upstream has a list (possibly empty); a new HPA has none, and its first evaluation
-    /// seeds `(current, now)`.
-    seeded: bool,
+    /// Upstream has a list (possibly empty): non-zero. A new HPA has none, and its first
+    /// evaluation seeds `(current, now)`. A byte, not a `bool`, and the padding after it a
+    /// field: every bit pattern of the state is a value.
+    seeded: u8,
+    /// Zero.
+    reserved: [u8; 7],
 }
 
 impl<const R: usize, const E: usize> Default for History<R, E> {
@@ -207,14 +213,15 @@ impl<const R: usize, const E: usize> History<R, E> {
             folded_recommendations: Generations::new(),
             folded_events: Generations::new(),
             lists: EventLists::NEW,
-            seeded: false,
+            seeded: 0,
+            reserved: [0; 7],
         }
     }
 
     /// Appends a recommendation, dropping entries older than `retention` and folding the
     /// oldest ones when the ring is full.
     pub(crate) fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
-        self.seeded = true;
+        self.seeded = 1;
         let ring = &mut self.recommendations;
         record(
             &mut ring.region,
@@ -229,7 +236,7 @@ impl<const R: usize, const E: usize> History<R, E> {
 
     /// Seeds `(current, now)` if upstream would have no list yet.
     pub(crate) fn seed(&mut self, current: i32, now: Instant, retention: Duration) {
-        if !self.seeded {
+        if self.seeded == 0 {
             self.push_recommendation(current, now, retention);
         }
     }
@@ -493,7 +500,7 @@ impl<const R: usize, const E: usize> History<R, E> {
             };
             self.store_event(e.at, change, u32::try_from(slot).unwrap_or(u32::MAX));
         }
-        self.seeded = seeded || !recommendations.is_empty();
+        self.seeded = u8::from(seeded || !recommendations.is_empty());
         Ok(())
     }
 

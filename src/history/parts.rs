@@ -1,12 +1,14 @@
 //! A history as plain parts, for `src/snapshot/`: what a snapshot writes, and the check that
 //! parts read from outside are a history this engine can have built (docs/spec/snapshot.md,
-//! "Consistency"), before any of them is written into a [`History`].
+//! "Consistency"), before any of them is written into a [`History`]. Also the history's
+//! [`Fingerprint`]: every field, and of the rings only their live bytes.
 
 use super::codec::{event_change, event_slot, gap_from_code, SLOT_BITS};
 use super::events::{Direction, EventLists};
 use super::ring::{Region, Ring};
 use super::summary::{Generations, Summary};
 use super::{History, GENERATIONS};
+use crate::fingerprint::Fingerprint;
 use crate::time::ZeroIsMin;
 
 /// One ring's entries: the instant of the oldest one and the live bytes in the ring encoding
@@ -259,7 +261,45 @@ impl<const N: usize> Ring<N> {
     }
 }
 
+impl Region {
+    fn fingerprint(&self, f: &mut Fingerprint) {
+        f.int(self.front);
+        f.int(self.back);
+        f.word(u64::from(self.head) << 32 | u64::from(self.tail));
+    }
+}
+
+impl Generations {
+    fn fingerprint(&self, f: &mut Fingerprint) {
+        f.word(u64::from(self.len));
+        f.bytes(&self.reserved);
+        for s in &self.slots {
+            f.int(s.at);
+            f.word(u64::from(s.a.cast_unsigned()) << 32 | u64::from(s.b.cast_unsigned()));
+        }
+    }
+}
+
 impl<const R: usize, const E: usize> History<R, E> {
+    /// Adds every field to `f`; of the rings, only the bytes in use (damage to the others
+    /// changes no decision).
+    pub(crate) fn fingerprint(&self, f: &mut Fingerprint) {
+        self.recommendations.region.fingerprint(f);
+        f.bytes(self.recommendations.live());
+        self.events.region.fingerprint(f);
+        f.bytes(self.events.live());
+        self.folded_recommendations.fingerprint(f);
+        self.folded_events.fingerprint(f);
+        let lists = self.lists;
+        for d in [Direction::Up, Direction::Down] {
+            let (len, before) = lists.list(d);
+            f.word(len.into());
+            f.int(before);
+        }
+        f.word(self.seeded.into());
+        f.bytes(&self.reserved);
+    }
+
     /// The history as parts.
     pub(crate) fn parts(&self) -> HistoryParts<'_> {
         let lists = self.lists;
@@ -273,7 +313,7 @@ impl<const R: usize, const E: usize> History<R, E> {
             folded_events: FoldedParts::of(&self.folded_events),
             list_len: [up_len, down_len],
             outdated_before: [cutoff(up_before), cutoff(down_before)],
-            seeded: self.seeded,
+            seeded: self.seeded != 0,
         }
     }
 
@@ -293,7 +333,7 @@ impl<const R: usize, const E: usize> History<R, E> {
             *before = cutoff.map_or(ZeroIsMin::MIN, ZeroIsMin::new);
         }
         self.lists = lists;
-        self.seeded = parts.seeded;
+        self.seeded = u8::from(parts.seeded);
         Ok(())
     }
 }

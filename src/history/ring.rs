@@ -13,6 +13,7 @@ use crate::tuning::FAST_FORMS;
 /// A time-ordered ring of `(instant, value)` entries in `N` bytes (see the module docs). The
 /// code works on [`Region`] and a byte slice, so that it is shared by every capacity.
 #[derive(Clone)]
+#[repr(C)]
 pub(super) struct Ring<const N: usize> {
     pub(super) region: Region,
     pub(super) bytes: [u8; N],
@@ -85,6 +86,7 @@ impl<const N: usize> fmt::Debug for Ring<N> {
 
 /// Where a ring's entries are in its bytes, and their oldest and newest instants.
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub(super) struct Region {
     /// Instants of the oldest and newest entries (meaningless when empty).
     pub(super) front: i64,

@@ -13,6 +13,7 @@ use crate::time::{Duration, Instant};
 /// the lowest (`a`) and highest (`b`) replicas, for scale events the replicas added (`a`) and
 /// deleted (`b`); `at` is the newest folded instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Summary {
     pub(crate) at: i64,
     pub(crate) a: i32,
@@ -91,10 +92,15 @@ impl Summary {
 
 /// Up to [`GENERATIONS`] summaries, oldest first: `slots[..len]`. Dropping the oldest moves
 /// the others (a few times per retention at most), so that every look-up is an index.
+///
+/// Plain data (`repr(C)`, integers only, no padding): see [`crate::autoscaler::Autoscaler`].
 #[derive(Clone)]
+#[repr(C)]
 pub(super) struct Generations {
-    slots: [Summary; GENERATIONS],
+    pub(super) slots: [Summary; GENERATIONS],
     pub(super) len: u8,
+    /// Zero: the padding made a field, so that every byte of the state is written.
+    pub(super) reserved: [u8; 7],
 }
 
 impl Generations {
@@ -102,6 +108,7 @@ impl Generations {
         Generations {
             slots: [Summary::EMPTY; GENERATIONS],
             len: 0,
+            reserved: [0; 7],
         }
     }
 

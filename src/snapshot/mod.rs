@@ -21,10 +21,9 @@
 //!
 //! ```
 //! use hpa::{Autoscaler, Instant};
-//! use hpa::snapshot::max_len;
 //!
 //! let autoscaler: Autoscaler = Autoscaler::new();
-//! let mut flash = [0_u8; max_len(hpa::DEFAULT_RECOMMENDATION_BYTES, hpa::DEFAULT_EVENT_BYTES, 0)];
+//! let mut flash = [0_u8; <Autoscaler>::SNAPSHOT_MAX_BYTES];
 //! let len = autoscaler.save(Instant(60_000), &mut flash).unwrap();
 //!
 //! // After the reboot the clock starts again at 0.
@@ -93,14 +92,9 @@ const UP_CUTOFF: u64 = 1 << 4;
 const DOWN_CUTOFF: u64 = 1 << 5;
 const KNOWN_FLAGS: u64 = (1 << 6) - 1;
 
-/// The enum value whose code is `code`: the `ALL` lists are in the order of the digest's codes,
-/// which count from 1.
-fn decode<T: Copy>(table: &[T], code: u8, field: &'static str) -> Result<T, RestoreError> {
-    usize::from(code)
-        .checked_sub(1)
-        .and_then(|i| table.get(i))
-        .copied()
-        .ok_or(RestoreError::field(field, Problem::OutOfRange))
+/// `decoded`, or an out-of-range error of `field`.
+fn known<T>(decoded: Option<T>, field: &'static str) -> Result<T, RestoreError> {
+    decoded.ok_or(RestoreError::field(field, Problem::OutOfRange))
 }
 
 /// A rescale decided and not yet reported, as stored.
@@ -224,15 +218,12 @@ fn read_v1<'a>(r: &mut Reader<'a>) -> Result<Snapshot<'a>, RestoreError> {
     let mut conditions = Conditions::new();
     let count = r.u_max(ConditionType::ALL.len() as u64, "status.conditions")?;
     for _ in 0..count {
-        let type_ = decode(
-            &ConditionType::ALL,
-            r.byte("status.conditions.type")?,
-            "status.conditions.type",
-        )?;
+        let field = "status.conditions.type";
+        let type_ = known(ConditionType::from_code(r.byte(field)?), field)?;
         let field = "status.conditions.status";
-        let status = decode(&ConditionStatus::ALL, r.byte(field)?, field)?;
+        let status = known(ConditionStatus::from_code(r.byte(field)?), field)?;
         let field = "status.conditions.reason";
-        let reason = decode(&Reason::ALL, r.byte(field)?, field)?;
+        let reason = known(Reason::from_code(r.byte(field)?), field)?;
         if conditions.get(type_).is_some() {
             return Err(RestoreError::field(
                 "status.conditions.type",
@@ -468,12 +459,12 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     ) -> Result<(), SaveError> {
         let rel = |t: i64| t.checked_sub(reference).ok_or(SaveError::TimeOutOfRange);
         let history = self.history.parts();
-        let status = &self.status;
+        let status = self.status.get();
         let mut flags = 0;
         for (set, bit) in [
             (self.last_evaluation.millis() != i64::MIN, EVALUATED),
             (history.seeded, SEEDED),
-            (self.pending.is_some(), PENDING),
+            (self.pending().is_some(), PENDING),
             (status.last_scale_time.is_some(), LAST_SCALE_TIME),
             (history.outdated_before[0].is_some(), UP_CUTOFF),
             (history.outdated_before[1].is_some(), DOWN_CUTOFF),
@@ -500,7 +491,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             w.byte(status_code(c.status));
             w.byte(reason_code(c.reason));
         }
-        if let Some(p) = &self.pending {
+        if let Some(p) = self.pending() {
             w.u(p.from.unsigned_abs().into());
             w.u(p.to.unsigned_abs().into());
             w.s(rel(p.at.millis())?);
@@ -571,25 +562,28 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             None => None,
         };
         let pending = match snapshot.pending {
-            Some(p) => Some(PendingRescale {
-                from: p.from,
-                to: p.to,
-                at: Instant(
+            Some(p) => Some(PendingRescale::new(
+                p.from,
+                p.to,
+                Instant(
                     p.at.checked_add(reference)
                         .ok_or(RestoreError::ClockOutOfRange)?,
                 ),
-                event_period_seconds: p.event_period_seconds,
-                scaled_to_zero: p.scaled_to_zero,
-            }),
+                p.event_period_seconds,
+                p.scaled_to_zero,
+            )),
             None => None,
         };
         self.history.set_parts(&history).map_err(parts_error)?;
-        self.status = Status {
+        self.status.set(&Status {
             desired_replicas: snapshot.desired_replicas,
             last_scale_time,
             conditions: snapshot.conditions.clone(),
+        });
+        self.pending = match pending {
+            Some(p) => p,
+            None => PendingRescale::NONE,
         };
-        self.pending = pending;
         self.last_evaluation = match snapshot.since_evaluation {
             Some(_) => ZeroIsMin::new(reference),
             None => ZeroIsMin::MIN,

@@ -33,7 +33,8 @@ fn busy() -> Autoscaler {
         &[ev(1, 300, false)],
     )
     .unwrap();
-    let c = &mut a.status_mut().conditions;
+    let mut status = a.status_mut();
+    let c = &mut status.conditions;
     c.set(
         ConditionType::AbleToScale,
         ConditionStatus::True,
@@ -44,8 +45,9 @@ fn busy() -> Autoscaler {
         ConditionStatus::False,
         Reason::DesiredWithinRange,
     );
-    a.status_mut().desired_replicas = 7;
-    a.status_mut().last_scale_time = Some(Instant(500_000));
+    status.desired_replicas = 7;
+    status.last_scale_time = Some(Instant(500_000));
+    drop(status);
     a
 }
 

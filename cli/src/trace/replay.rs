@@ -56,7 +56,7 @@ impl Trace {
                     autoscaler.rescale_failed();
                 }
             }
-            on_step(i, &step, &decision, &hpa, autoscaler.status())?;
+            on_step(i, &step, &decision, &hpa, &autoscaler.status())?;
         }
         Ok(())
     }

@@ -122,7 +122,7 @@ fn replay_traces(deepest: &mut usize) -> Option<bool> {
                                 state.rescale_failed();
                             }
                         }
-                        digest.step(&d, state.status());
+                        digest.step(&d, &state.status());
                         accepted = true;
                     }
                 });
