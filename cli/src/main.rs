@@ -8,13 +8,13 @@
 //! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
 //! timeline (see `hpa_cli::simulate_cmd`).
 
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use hpa::digest::Digest;
-use hpa_cli::{output, trace};
+use hpa::Autoscaler;
+use hpa_cli::{output, simulate_cmd, trace};
 
 #[derive(Parser)]
 #[command(
@@ -30,21 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Replay a trace and print one JSON line per step.
-    Replay {
-        /// The trace (JSON, or YAML for .yaml/.yml files).
-        trace: PathBuf,
-        /// Print only `digest <trace-name> <hex>`: the 64-bit decision digest
-        /// (`hpa::digest`), as the firmware in examples/firmware prints it.
-        #[arg(long)]
-        digest: bool,
-        /// Print the events in the style of `kubectl describe hpa` instead of JSON lines.
-        #[arg(long, conflicts_with = "digest")]
-        events: bool,
-        /// Explain every step (metrics against targets, tolerance band, stabilization bounds,
-        /// rate limit, min/max) instead of printing JSON lines.
-        #[arg(long, conflicts_with = "digest")]
-        explain: bool,
-    },
+    Replay(ReplayArgs),
     /// Simulate an HPA on a load (closed loop): events, explanations, a summary and a plot.
     Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
     /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
@@ -54,58 +40,74 @@ enum Command {
     },
 }
 
+#[derive(Args)]
+struct ReplayArgs {
+    /// The trace (JSON, or YAML for .yaml/.yml files).
+    trace: PathBuf,
+    /// Print only `digest <trace-name> <hex>`: the 64-bit decision digest
+    /// (`hpa::digest`), as the firmware in examples/firmware prints it.
+    #[arg(long)]
+    digest: bool,
+    /// Print the events in the style of `kubectl describe hpa` instead of JSON lines.
+    #[arg(long, conflicts_with = "digest")]
+    events: bool,
+    /// Explain every step (metrics against targets, tolerance band, stabilization bounds,
+    /// rate limit, min/max) instead of printing JSON lines.
+    #[arg(long, conflicts_with = "digest")]
+    explain: bool,
+}
+
 /// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23).
 const EXIT_INVALID: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        // A replay for a person (`--events`, `--explain`); the plain one below prints JSON lines
-        // or the digest.
-        Command::Replay {
-            trace,
-            events,
-            explain,
-            ..
-        } if events || explain => hpa_cli::simulate_cmd::replay_human(&trace, events, explain),
+        Command::Replay(args) => replay(&args),
         Command::Simulate(args) => hpa_cli::simulate_cmd::simulate(&args),
         Command::Validate { manifest } => hpa_cli::simulate_cmd::validate(&manifest),
-        Command::Replay { trace, digest, .. } => replay(&trace, digest),
     }
 }
 
-fn replay(path: &Path, digest: bool) -> ExitCode {
-    let trace = match trace::load(path) {
+fn replay(args: &ReplayArgs) -> ExitCode {
+    let fail = |message: String, code: u8| {
+        eprintln!("hpa replay: {message}");
+        ExitCode::from(code)
+    };
+    let trace = match trace::load(&args.trace) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("hpa replay: {e}");
-            return ExitCode::from(EXIT_INVALID);
-        }
+        Err(e) => return fail(e.to_string(), EXIT_INVALID),
     };
-    let mut fold = Digest::new();
+    let mut autoscaler = trace.new_autoscaler();
     // Everything is computed before anything is printed, so a failure prints nothing.
-    let mut lines = match output::replay_lines(&trace, &mut fold) {
-        Ok(lines) => lines,
-        Err(message) => {
-            eprintln!("hpa replay: {message}");
-            return ExitCode::from(EXIT_INVALID);
-        }
+    let text = match replay_text(args, &trace, &mut autoscaler) {
+        Ok(text) => text,
+        Err(e) => return fail(e, EXIT_INVALID),
     };
-    if digest {
+    simulate_cmd::print_all(&text)
+}
+
+/// What `hpa replay` prints: the JSON lines, the digest, or the human timeline.
+fn replay_text(
+    args: &ReplayArgs,
+    trace: &trace::Trace,
+    autoscaler: &mut Autoscaler,
+) -> Result<String, String> {
+    if args.events || args.explain {
+        return simulate_cmd::replay_text(trace, autoscaler, args.events, args.explain);
+    }
+    let mut fold = Digest::new();
+    let lines = output::replay_lines_from(trace, autoscaler, &mut fold)?;
+    if args.digest {
         // The trace's name is its file stem, as the firmware names the traces it bundles.
-        let name = path.file_stem().unwrap_or_default().to_string_lossy();
+        let name = args.trace.file_stem().unwrap_or_default().to_string_lossy();
         let hex = fold.hex();
-        lines = vec![format!("digest {name} {}", String::from_utf8_lossy(&hex))];
+        return Ok(format!("digest {name} {}\n", String::from_utf8_lossy(&hex)));
     }
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    for line in &lines {
-        if writeln!(out, "{line}").is_err() {
-            return ExitCode::FAILURE;
-        }
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&line);
+        text.push('\n');
     }
-    if out.flush().is_err() {
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    Ok(text)
 }
