@@ -4,6 +4,9 @@
 //! one JSON line per step on standard output; with `--digest` it prints one line
 //! `digest <trace-name> <hex>` instead (the decision digest of `hpa::digest`).
 //!
+//! `--restore-state FILE` starts the replay from a saved autoscaler and `--save-state FILE` saves
+//! the one it leaves (`hpa_cli::state`, docs/spec/snapshot.md).
+//!
 //! `hpa simulate --hpa MANIFEST --load LOAD.csv` runs an HPA on a load with a pool model;
 //! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
 //! timeline (see `hpa_cli::simulate_cmd`).
@@ -14,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use hpa::digest::Digest;
 use hpa::Autoscaler;
-use hpa_cli::{output, simulate_cmd, trace};
+use hpa_cli::{output, simulate_cmd, state, trace};
 
 #[derive(Parser)]
 #[command(
@@ -55,9 +58,29 @@ struct ReplayArgs {
     /// rate limit, min/max) instead of printing JSON lines.
     #[arg(long, conflicts_with = "digest")]
     explain: bool,
+    /// After the last step, save the autoscaler's state (its status and history) into FILE as
+    /// a binary snapshot (docs/spec/snapshot.md), at the last step's time. The file is replaced
+    /// atomically; exit status 1 if it cannot be written.
+    #[arg(long, value_name = "FILE")]
+    save_state: Option<PathBuf>,
+    /// Start from the state saved in FILE (by --save-state, or a snapshot from the C or Rust
+    /// API) instead of a new autoscaler. The trace's hpa.status must not seed ScaledToZero then.
+    #[arg(long, value_name = "FILE")]
+    restore_state: Option<PathBuf>,
+    /// Where the snapshot's save moment goes on the trace's clock, in milliseconds. Default:
+    /// the first step's time, as if the device rebooted just before it: the time between the
+    /// save and the restore counts as none. To continue a trace split at a step, pass the first
+    /// part's last step's time.
+    #[arg(
+        long,
+        value_name = "MS",
+        requires = "restore_state",
+        allow_negative_numbers = true
+    )]
+    restore_at: Option<i64>,
 }
 
-/// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23).
+/// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23) or state file.
 const EXIT_INVALID: u8 = 2;
 
 fn main() -> ExitCode {
@@ -78,12 +101,25 @@ fn replay(args: &ReplayArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(e.to_string(), EXIT_INVALID),
     };
-    let mut autoscaler = trace.new_autoscaler();
+    let restore = args.restore_state.as_deref().map(|path| state::Restore {
+        path,
+        at: args.restore_at,
+    });
+    let mut autoscaler = match state::start(&trace, restore) {
+        Ok(a) => a,
+        Err(e) => return fail(e, EXIT_INVALID),
+    };
     // Everything is computed before anything is printed, so a failure prints nothing.
     let text = match replay_text(args, &trace, &mut autoscaler) {
         Ok(text) => text,
         Err(e) => return fail(e, EXIT_INVALID),
     };
+    if let Some(path) = &args.save_state {
+        let now = state::save_at(&trace, restore);
+        if let Err(e) = state::save(path, &autoscaler, now) {
+            return fail(e, 1);
+        }
+    }
     simulate_cmd::print_all(&text)
 }
 
