@@ -5,9 +5,11 @@
 pub mod output;
 pub mod trace;
 
-// `hpa simulate`, `hpa validate` and the replay's human-readable forms (events, explanations).
+// `hpa simulate`, `hpa validate`, the replay's human-readable forms (events, explanations) and
+// its saved states.
 pub mod csv_load;
 pub mod explain;
 pub mod plot;
 pub mod simulate;
 pub mod simulate_cmd;
+pub mod state;

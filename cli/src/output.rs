@@ -5,7 +5,7 @@ use hpa::digest::Digest;
 use hpa::metrics::{reading, MetricOutcome, MetricProposal, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::MetricSourceType;
-use hpa::{Decision, LimitedBy, Observation, Settings, Status};
+use hpa::{Autoscaler, Decision, LimitedBy, Observation, Settings, Status};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -147,10 +147,24 @@ impl StepLine {
 ///
 /// # Errors
 ///
-/// The engine refused a step (see [`Trace::replay`]).
+/// The engine refused a step (see [`Trace::replay_from`]).
 pub fn replay_lines(trace: &Trace, digest: &mut Digest) -> Result<Vec<String>, String> {
+    replay_lines_from(trace, &mut trace.new_autoscaler(), digest)
+}
+
+/// [`replay_lines`] from `autoscaler` (restored from a snapshot by `--restore-state`), which is
+/// left as the last step left it (for `--save-state`).
+///
+/// # Errors
+///
+/// The engine refused a step (see [`Trace::replay_from`]).
+pub fn replay_lines_from(
+    trace: &Trace,
+    autoscaler: &mut Autoscaler,
+    digest: &mut Digest,
+) -> Result<Vec<String>, String> {
     let mut lines = Vec::with_capacity(trace.steps());
-    trace.replay(|_, step, decision, _, status| {
+    trace.replay_from(autoscaler, |_, step, decision, _, status| {
         digest.step(decision, status);
         let line = StepLine::new(decision, status, &step.observation, &trace.settings);
         lines.push(serde_json::to_string(&line).map_err(|e| e.to_string())?);

@@ -15,8 +15,8 @@ use bumpalo::Bump;
 use clap::{Args, ValueEnum};
 use hpa::settings::{Arithmetic, Settings};
 use hpa::time::Duration;
-use hpa::Quantity;
 use hpa::Tolerance;
+use hpa::{Autoscaler, Quantity};
 
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
@@ -518,8 +518,9 @@ fn render_events(log: &EventLog, out: &mut String) {
     }
 }
 
-/// Writes `bytes` to a temporary file next to `path`, then renames it into place.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `bytes` to a temporary file next to `path`, then renames it into place, so that a
+/// crash leaves the old file or the new one, never half of one.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -537,7 +538,8 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
-fn print_all(text: &str) -> ExitCode {
+/// Prints `text` on standard output; exit status 1 if it cannot be written.
+pub fn print_all(text: &str) -> ExitCode {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     if lock
@@ -589,15 +591,22 @@ pub fn validate(path: &Path) -> ExitCode {
     }
 }
 
-/// `hpa replay --events/--explain`: the human timeline of a trace instead of JSON lines.
+/// `hpa replay --events/--explain`: the human timeline of a trace instead of JSON lines,
+/// replayed from `autoscaler` (new, or restored by `--restore-state`), which is left as the last
+/// step left it.
 ///
 /// # Errors
 ///
 /// The engine refused a step (as the JSON replay reports it).
-pub fn replay_text(trace: &Trace, events: bool, explain_steps: bool) -> Result<String, String> {
+pub fn replay_text(
+    trace: &Trace,
+    autoscaler: &mut Autoscaler,
+    events: bool,
+    explain_steps: bool,
+) -> Result<String, String> {
     let mut log = EventLog::default();
     let mut steps = String::new();
-    trace.replay(|i, step, decision, hpa, _| {
+    trace.replay_from(autoscaler, |i, step, decision, hpa, _| {
         let at = step.observation.now.millis();
         log.add(i, at, explain::events(decision, step.applied));
         if explain_steps {
@@ -627,20 +636,6 @@ pub fn replay_text(trace: &Trace, events: bool, explain_steps: bool) -> Result<S
     Ok(out)
 }
 
-/// Prints [`replay_text`], or the trace's error with exit status 2.
-pub fn replay_human(path: &Path, events: bool, explain_steps: bool) -> ExitCode {
-    let result = trace::load(path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| replay_text(&t, events, explain_steps));
-    match result {
-        Ok(text) => print_all(&text),
-        Err(e) => {
-            eprintln!("hpa replay: {e}");
-            ExitCode::from(EXIT_INVALID)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,7 +648,7 @@ mod tests {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/traces/container-missing.json");
         let trace = trace::load(&path).unwrap();
-        let text = replay_text(&trace, true, true).unwrap();
+        let text = replay_text(&trace, &mut trace.new_autoscaler(), true, true).unwrap();
         let error = "failed to get app container metric value: failed to get cpu utilization: \
                      did not receive metrics for targeted pods (pods might be unready)";
         for line in [

@@ -40,7 +40,7 @@
 //!   every check and its field path;
 //! - `owned`: the checked model a [`Trace`] and a [`Manifest`] keep;
 //! - `view`: the owned model lent to the engine ([`Trace::spec`], [`Trace::step_view`]);
-//! - `replay`: the loop that feeds the steps to an autoscaler ([`Trace::replay`]).
+//! - `replay`: the loop that feeds the steps to an autoscaler ([`Trace::replay_from`]).
 //!
 //! `selector` (`cli/src/selector.rs`) is how upstream prints and converts a metric's label
 //! selector; `test_support` holds what the modules' tests share.

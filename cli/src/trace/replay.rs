@@ -1,5 +1,6 @@
-//! The replay loop `hpa replay` runs: one autoscaler, its ScaledToZero flag seeded from the
-//! trace, evaluating every step's view and told the outcome of each rescale.
+//! The replay loop `hpa replay` runs: one autoscaler (new, its ScaledToZero flag seeded from
+//! the trace, or restored from a snapshot), evaluating every step's view and told the outcome
+//! of each rescale.
 //!
 //! Apart from the views because it drives the engine (its status and the rescale protocol)
 //! where the views only map data; the JSON lines, the digest and the text timeline are all
@@ -14,15 +15,31 @@ use hpa::{Autoscaler, Decision, Status};
 use super::{StepView, Trace};
 
 impl Trace {
-    /// Replays every step through a new autoscaler, as `hpa replay` does: seeds the
-    /// ScaledToZero flag, evaluates each step, reports the rescale outcome (`applied`), then
-    /// calls `on_step` with the step, its decision, the HPA and the status after the report.
+    /// A new autoscaler, its ScaledToZero flag seeded from `hpa.status`
+    /// (docs/spec/trace-format.md#document): where a replay starts unless it restores a state.
+    pub fn new_autoscaler(&self) -> Autoscaler {
+        let mut autoscaler: Autoscaler = Autoscaler::new();
+        if self.scaled_to_zero {
+            autoscaler.status_mut().conditions.set(
+                ConditionType::ScaledToZero,
+                ConditionStatus::True,
+                Reason::ScaledToZero,
+            );
+        }
+        autoscaler
+    }
+
+    /// Replays every step through `autoscaler` (a new one, or one restored from a snapshot):
+    /// evaluates each step, reports the rescale outcome (`applied`), then calls `on_step` with
+    /// the step, its decision, the HPA and the status after the report. `autoscaler` is left as
+    /// the last step left it.
     ///
     /// # Errors
     ///
     /// The engine refused a step (`steps[i]: ...`), or `on_step` failed.
-    pub fn replay(
+    pub fn replay_from(
         &self,
+        autoscaler: &mut Autoscaler,
         mut on_step: impl FnMut(
             usize,
             &StepView<'_>,
@@ -34,14 +51,6 @@ impl Trace {
         let spec_arena = Bump::new();
         let spec = self.spec(&spec_arena);
         let hpa = Hpa::new(&spec, &self.settings).map_err(|e| format!("hpa.{e}"))?;
-        let mut autoscaler: Autoscaler = Autoscaler::new();
-        if self.scaled_to_zero {
-            autoscaler.status_mut().conditions.set(
-                ConditionType::ScaledToZero,
-                ConditionStatus::True,
-                Reason::ScaledToZero,
-            );
-        }
         let mut arena = Bump::new();
         for i in 0..self.steps() {
             arena.reset();
@@ -71,16 +80,19 @@ mod tests {
         let mut lines = Vec::new();
         let trace = json(text).unwrap();
         trace
-            .replay(|_, step, decision, _, status| {
-                let line = crate::output::StepLine::new(
-                    decision,
-                    status,
-                    &step.observation,
-                    &trace.settings,
-                );
-                lines.push(serde_json::to_string(&line).unwrap());
-                Ok(())
-            })
+            .replay_from(
+                &mut trace.new_autoscaler(),
+                |_, step, decision, _, status| {
+                    let line = crate::output::StepLine::new(
+                        decision,
+                        status,
+                        &step.observation,
+                        &trace.settings,
+                    );
+                    lines.push(serde_json::to_string(&line).unwrap());
+                    Ok(())
+                },
+            )
             .unwrap();
         lines
     }

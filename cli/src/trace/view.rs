@@ -37,6 +37,11 @@ impl Trace {
         self.steps.len()
     }
 
+    /// Step `i`'s time (`at`), or `None` when the trace has no step `i`.
+    pub fn step_at(&self, i: usize) -> Option<Instant> {
+        self.steps.get(i).map(|step| Instant(step.at))
+    }
+
     /// Step `i` as the engine's input, its slices allocated in `arena` (reset the arena between
     /// steps to reuse its memory).
     ///
