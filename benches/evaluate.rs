@@ -278,7 +278,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(black_box(&state).save(Instant(now), &mut buffer)))
     });
     let snapshot = buffer[..len].to_vec();
-    let mut restored = Autoscaler::new();
+    let mut restored: Autoscaler = Autoscaler::new();
     group.bench_function("restore_full_history", |b| {
         b.iter(|| black_box(restored.restore(black_box(&snapshot), Instant(now))))
     });
