@@ -1828,8 +1828,9 @@ size_t hpa_autoscaler_align(void);
  * thread during the call. `config` and `observation` and everything they point to must be
  * readable for the duration of the call, with every array at least as long as its length
  * member says. `workspace` must point to `workspace_size` writable bytes. `decision_out` must
- * point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace) must not
- * overlap any input.
+ * point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace, the
+ * autoscaler) must not overlap any input: an input array (pods, samples, strings...) that
+ * overlaps one is refused with `HPA_STATUS_OVERLAP`.
  */
 HPA_MUST_USE
 hpa_status hpa_autoscaler_evaluate(union hpa_autoscaler *autoscaler,

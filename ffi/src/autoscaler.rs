@@ -11,7 +11,7 @@ use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
 use crate::error::{Detail, Fault};
 use crate::observation::{self, hpa_observation, Bump};
-use crate::raw::{self, hpa_str};
+use crate::raw::{self, hpa_str, Outputs};
 use crate::status::hpa_status;
 use crate::{HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_VERSION_NUMBER};
 
@@ -231,8 +231,9 @@ fn no_overlap(
 /// thread during the call. `config` and `observation` and everything they point to must be
 /// readable for the duration of the call, with every array at least as long as its length
 /// member says. `workspace` must point to `workspace_size` writable bytes. `decision_out` must
-/// point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace) must not
-/// overlap any input.
+/// point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace, the
+/// autoscaler) must not overlap any input: an input array (pods, samples, strings...) that
+/// overlaps one is refused with `HPA_STATUS_OVERLAP`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn hpa_autoscaler_evaluate(
@@ -305,9 +306,18 @@ unsafe fn evaluate(
     )
     .map_err(fault)?;
 
+    // Every array the conversions read is checked against what this call writes.
+    let outputs = Outputs::new([
+        (scratch, "workspace"),
+        (
+            byte_range(decision_out.cast_const(), size_of::<hpa_decision>()),
+            "decision_out",
+        ),
+        (storage, "autoscaler"),
+    ]);
     let mut converted = config::Config::empty();
     // SAFETY: the caller's contract.
-    unsafe { config::convert(cfg, &mut converted) }.map_err(|r| r.status())?;
+    unsafe { config::convert(cfg, &mut converted, &outputs) }.map_err(|r| r.status())?;
     let hpa = converted.validate().map_err(|r| r.status())?;
     let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
     let mut n = 0;
@@ -317,7 +327,7 @@ unsafe fn evaluate(
     }
     // SAFETY: `workspace` holds `workspace_size` writable bytes, used by nothing else during
     // the call (checked not to overlap the other arguments).
-    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size) };
+    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size, outputs) };
     // SAFETY: the caller's contract.
     let views = unsafe { observation::convert(&mut arena, obs, sources.get(..n).unwrap_or(&[])) }
         .map_err(fault)?;

@@ -1,4 +1,5 @@
-//! The C API from C and C++: `tests/c/api_test.c` (every function, every status), the
+//! The C API from C and C++: `tests/c/api_test.c` with `overlap_test.c` (every function,
+//! every status), the
 //! examples (`examples/c/worker_pool.c`, `examples/cpp/autoscaler.cpp`) against their expected
 //! output, and the README's C example, each built against `libhpa.a` with the system compiler
 //! and run plainly, with AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind.
@@ -16,18 +17,20 @@ fn root_path(p: &str) -> std::path::PathBuf {
     support::root().join(p)
 }
 
-/// Builds `tests/c/api_test.c` as `exe` and runs it with `args` under every mode; asserts
+/// The C API test's sources: `api_test.c` holds `main` and runs the others' tests.
+fn api_test_sources() -> Vec<std::path::PathBuf> {
+    ["api_test.c", "overlap_test.c"]
+        .iter()
+        .map(|f| root_path(&format!("ffi/tests/c/{f}")))
+        .collect()
+}
+
+/// Builds the C API test as `exe` and runs it with `args` under every mode; asserts
 /// that no check failed and returns the number of checks of each run.
 fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
     let mut counts = Vec::new();
     for mode in Mode::ALL {
-        let Some(run) = support::run(
-            exe,
-            Lang::C,
-            &[root_path("ffi/tests/c/api_test.c")],
-            mode,
-            args,
-        ) else {
+        let Some(run) = support::run(exe, Lang::C, &api_test_sources(), mode, args) else {
             continue;
         };
         let last = run.stdout.lines().last().unwrap_or("");
@@ -71,12 +74,7 @@ fn c_readings_report_negative_values_and_the_overflow_guard() {
 
 #[test]
 fn no_panic_path_is_linked_into_the_c_test_binary() {
-    let exe = support::compile(
-        "api_test",
-        Lang::C,
-        &[root_path("ffi/tests/c/api_test.c")],
-        Mode::Plain,
-    );
+    let exe = support::compile("api_test", Lang::C, &api_test_sources(), Mode::Plain);
     let found = support::panic_symbols(&exe);
     assert!(
         found.is_empty(),
