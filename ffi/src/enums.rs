@@ -407,8 +407,8 @@ c_enum_conversions! {
     hpa_status {
         Ok, NullPointer, Misaligned, Uninitialized, BufferTooSmall, Overlap, LengthMismatch,
         InvalidEnum, InvalidFlag, InvalidUtf8, OutOfRange, TooLarge, InvalidSpec,
-        InvalidSettings, TimeWentBackwards, WrongValuesKind, NoPendingRescale, QuantityFormat,
-        QuantitySuffix, QuantityExponent,
+        InvalidSettings, TimeWentBackwards, WrongValuesKind, NoPendingRescale, InvalidSnapshot,
+        SnapshotVersion, QuantityFormat, QuantitySuffix, QuantityExponent,
     }
     from_c: status,
 }

@@ -59,6 +59,12 @@ impl Outputs {
         }
     }
 
+    /// A call that writes one range while it reads.
+    pub(crate) fn only(range: (*const u8, usize), name: &'static str) -> Outputs {
+        let none = ((core::ptr::null(), 0), "");
+        Outputs::new([(range, name), none, none])
+    }
+
     /// Refuses `bytes` bytes at `p` that overlap an output.
     #[inline]
     fn apart(&self, p: *const u8, bytes: usize) -> Result<(), Fault> {
@@ -176,6 +182,16 @@ impl Outputs {
 pub(crate) unsafe fn reference<'a, T>(p: *const T) -> Result<&'a T, Fault> {
     // SAFETY: forwarded contract.
     unsafe { Outputs::NONE.reference(p) }
+}
+
+/// A slice from a pointer and a length; any pointer (NULL included) is fine for length 0.
+///
+/// # Safety
+///
+/// When `len > 0` and `p` is not NULL, `p` must point to `len` live `T`s for `'a`.
+pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], Fault> {
+    // SAFETY: forwarded contract.
+    unsafe { Outputs::NONE.slice(p, len) }
 }
 
 /// A string from an `hpa_str`.

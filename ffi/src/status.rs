@@ -39,7 +39,8 @@ pub enum hpa_status {
     /// or infinite).
     OutOfRange = 1009,
     /// A list is longer than this library supports (`HPA_MAX_POLICIES` policies per
-    /// direction), or a size computation overflowed.
+    /// direction; a snapshot's history longer than this library's autoscaler holds), or a size
+    /// computation overflowed.
     TooLarge = 1010,
     /// The HPA spec fails Kubernetes' API validation (`hpa_config_validate` tells the field
     /// and Kubernetes' message).
@@ -53,6 +54,12 @@ pub enum hpa_status {
     WrongValuesKind = 3001,
     /// A rescale outcome was reported but no rescale is pending.
     NoPendingRescale = 3002,
+    /// A snapshot is damaged, truncated, padded or inconsistent: not what
+    /// `hpa_autoscaler_save` wrote (`hpa_snapshot_check` tells what is wrong).
+    InvalidSnapshot = 3004,
+    /// A snapshot's format version is one this library does not read (written by a newer
+    /// library).
+    SnapshotVersion = 3005,
     /// A quantity text is empty or does not match Kubernetes' quantity syntax.
     QuantityFormat = 4000,
     /// A quantity text has an unknown suffix.
@@ -86,6 +93,10 @@ impl hpa_status {
             }
             hpa_status::WrongValuesKind => c"a metric's values do not fit its source type",
             hpa_status::NoPendingRescale => c"no rescale is pending",
+            hpa_status::InvalidSnapshot => c"the snapshot is damaged, truncated or inconsistent",
+            hpa_status::SnapshotVersion => {
+                c"the snapshot's format version is not supported by this library"
+            }
             hpa_status::QuantityFormat => {
                 c"quantities must match the regular expression \
                  '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -106,7 +117,7 @@ impl hpa_status {
 
 /// Every status, in numeric order.
 #[cfg(test)]
-pub const ALL_STATUSES: [hpa_status; 20] = [
+pub const ALL_STATUSES: [hpa_status; 22] = [
     hpa_status::Ok,
     hpa_status::NullPointer,
     hpa_status::Misaligned,
@@ -124,6 +135,8 @@ pub const ALL_STATUSES: [hpa_status; 20] = [
     hpa_status::TimeWentBackwards,
     hpa_status::WrongValuesKind,
     hpa_status::NoPendingRescale,
+    hpa_status::InvalidSnapshot,
+    hpa_status::SnapshotVersion,
     hpa_status::QuantityFormat,
     hpa_status::QuantitySuffix,
     hpa_status::QuantityExponent,

@@ -1,5 +1,5 @@
-//! The C API from C and C++: `tests/c/api_test.c` with `overlap_test.c` (every function,
-//! every status), the
+//! The C API from C and C++: `tests/c/api_test.c` with `snapshot_test.c` and
+//! `overlap_test.c` (every function, every status), the
 //! examples (`examples/c/worker_pool.c`, `examples/cpp/autoscaler.cpp`) against their expected
 //! output, and the README's C example, each built against `libhpa.a` with the system compiler
 //! and run plainly, with AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind.
@@ -19,7 +19,7 @@ fn root_path(p: &str) -> std::path::PathBuf {
 
 /// The C API test's sources: `api_test.c` holds `main` and runs the others' tests.
 fn api_test_sources() -> Vec<std::path::PathBuf> {
-    ["api_test.c", "overlap_test.c"]
+    ["api_test.c", "snapshot_test.c", "overlap_test.c"]
         .iter()
         .map(|f| root_path(&format!("ffi/tests/c/{f}")))
         .collect()

@@ -2,7 +2,7 @@
  * The C API, exercised from C: every exported function, every status code, and the rule
  * that a refused call changes nothing. Run by ffi/tests/c_api.rs plainly, with
  * AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind. This file holds main and
- * the shared helpers (api_test.h); overlap_test.c holds more tests.
+ * the shared helpers (api_test.h); snapshot_test.c and overlap_test.c hold more tests.
  */
 #include <limits.h>
 #include <math.h>
@@ -123,8 +123,9 @@ static void test_strings(void) {
       HPA_STATUS_LENGTH_MISMATCH, HPA_STATUS_INVALID_ENUM,   HPA_STATUS_INVALID_FLAG,
       HPA_STATUS_INVALID_UTF8, HPA_STATUS_OUT_OF_RANGE,      HPA_STATUS_TOO_LARGE,
       HPA_STATUS_INVALID_SPEC, HPA_STATUS_INVALID_SETTINGS,  HPA_STATUS_TIME_WENT_BACKWARDS,
-      HPA_STATUS_WRONG_VALUES_KIND, HPA_STATUS_NO_PENDING_RESCALE, HPA_STATUS_QUANTITY_FORMAT,
-      HPA_STATUS_QUANTITY_SUFFIX, HPA_STATUS_QUANTITY_EXPONENT};
+      HPA_STATUS_WRONG_VALUES_KIND, HPA_STATUS_NO_PENDING_RESCALE, HPA_STATUS_INVALID_SNAPSHOT,
+      HPA_STATUS_SNAPSHOT_VERSION, HPA_STATUS_QUANTITY_FORMAT, HPA_STATUS_QUANTITY_SUFFIX,
+      HPA_STATUS_QUANTITY_EXPONENT};
   size_t i, j, n = sizeof statuses / sizeof statuses[0];
   for (i = 0; i < n; i++) {
     const char *s = hpa_status_str(statuses[i]);
@@ -1113,6 +1114,9 @@ static const struct {
     {"quantities", test_quantities},
     {"many_autoscalers", test_many_autoscalers},
     {"input_overlap", test_input_overlap},
+    {"snapshot_round_trip", test_snapshot_round_trip},
+    {"snapshot_damage", test_snapshot_damage},
+    {"snapshot_arguments", test_snapshot_arguments},
 };
 
 int main(int argc, char **argv) {

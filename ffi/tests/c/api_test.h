@@ -71,6 +71,11 @@ hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
 void init(hpa_autoscaler *a);
 hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o);
 
+/* snapshot_test.c */
+void test_snapshot_round_trip(void);
+void test_snapshot_damage(void);
+void test_snapshot_arguments(void);
+
 /* overlap_test.c */
 void test_input_overlap(void);
 

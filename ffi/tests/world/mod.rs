@@ -1,5 +1,5 @@
 //! A valid configuration and observation built from Rust through the C structs, shared by the
-//! tests that call the `extern "C"` functions directly.
+//! tests that call the `extern "C"` functions directly (robustness.rs, snapshot.rs).
 #![allow(dead_code)]
 
 use std::ffi::c_char;
