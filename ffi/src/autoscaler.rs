@@ -69,6 +69,19 @@ pub extern "C" fn hpa_autoscaler_align() -> usize {
     HPA_AUTOSCALER_ALIGN
 }
 
+/// Storage that `init` or `restore` may make an autoscaler: not NULL, aligned, and as large as
+/// the library's `hpa_autoscaler` (`storage_size` is what the caller's header says).
+fn writable_storage(p: *mut hpa_autoscaler, storage_size: usize) -> Result<(), Fault> {
+    storage_check(p)?;
+    if storage_size < HPA_AUTOSCALER_SIZE {
+        return Err(Fault::new(
+            hpa_status::BufferTooSmall,
+            Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
+        ));
+    }
+    Ok(())
+}
+
 fn storage_check(p: *const hpa_autoscaler) -> Result<(), Fault> {
     if p.is_null() {
         return Err(Fault::new(hpa_status::NullPointer, Detail::Null));
@@ -137,13 +150,7 @@ pub unsafe extern "C" fn hpa_autoscaler_init(
     storage_size: usize,
 ) -> hpa_status {
     status_of((|| {
-        storage_check(storage)?;
-        if storage_size < HPA_AUTOSCALER_SIZE {
-            return Err(Fault::new(
-                hpa_status::BufferTooSmall,
-                Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
-            ));
-        }
+        writable_storage(storage, storage_size)?;
         // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
         // time) by the caller's contract.
         unsafe {
@@ -585,13 +592,7 @@ pub unsafe extern "C" fn hpa_autoscaler_restore(
     now_ms: i64,
 ) -> hpa_status {
     status_of((|| {
-        storage_check(storage)?;
-        if storage_size < HPA_AUTOSCALER_SIZE {
-            return Err(Fault::new(
-                hpa_status::BufferTooSmall,
-                Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
-            ));
-        }
+        writable_storage(storage, storage_size)?;
         let outputs = Outputs::only(
             byte_range(storage.cast_const(), HPA_AUTOSCALER_SIZE),
             "autoscaler",

@@ -12,7 +12,7 @@ use std::ptr;
 
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, zeroed, World};
+use world::{bytes, new_autoscaler, zeroed, World};
 
 const BAD_UTF8: &[u8] = b"\xC3(";
 
@@ -358,16 +358,12 @@ fn outputs_over_any_input_are_refused() {
         p
     }
     let mut rng = Rng::new(11);
-    let mut autoscaler: Box<hpa_autoscaler> = Box::new(zeroed());
+    let mut autoscaler = new_autoscaler();
     let mut decision: Box<hpa_decision> = Box::new(zeroed());
     let mut workspace = vec![0u64; 1 << 13];
     // SAFETY (whole test): every pointer passed points into live buffers at least as long as
     // the lengths passed.
     unsafe {
-        assert_eq!(
-            hpa_autoscaler_init(&mut *autoscaler, std::mem::size_of::<hpa_autoscaler>()),
-            hpa_status::Ok
-        );
         for case in 0..15 {
             let mut w = World::new(5, &mut rng);
             w.obs.now_ms = 60_000 + case * 15_000;

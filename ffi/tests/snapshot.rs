@@ -13,15 +13,7 @@ use hpa::snapshot::{RestoreError, Snapshot};
 use hpa::{Autoscaler, Instant};
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, s, zeroed, World};
-
-fn new_autoscaler() -> Box<hpa_autoscaler> {
-    let mut a: Box<hpa_autoscaler> = Box::new(zeroed());
-    // SAFETY: writable storage of the right size.
-    let status = unsafe { hpa_autoscaler_init(&mut *a, size_of::<hpa_autoscaler>()) };
-    assert_eq!(status, hpa_status::Ok);
-    a
-}
+use world::{bytes, new_autoscaler, s, zeroed, World};
 
 fn save(a: &hpa_autoscaler, now: i64) -> Vec<u8> {
     let mut buf = vec![0; HPA_SNAPSHOT_MAX_BYTES];

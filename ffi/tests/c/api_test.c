@@ -98,6 +98,16 @@ hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
   return o;
 }
 
+void scale_up_with(hpa_config *c, hpa_behavior *b, hpa_scaling_rules *up,
+                   const hpa_scaling_policy *policy) {
+  memset(b, 0, sizeof *b);
+  memset(up, 0, sizeof *up);
+  up->policies = policy;
+  up->policies_len = 1;
+  b->scale_up = up;
+  c->behavior = b;
+}
+
 void init(hpa_autoscaler *a) { CHECK_STATUS(hpa_autoscaler_init(a, sizeof *a), HPA_STATUS_OK); }
 
 hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o) {
@@ -951,12 +961,7 @@ static void test_behavior_and_zero(void) {
   m.target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
   m.target.average_value_milli = 10000;
   c = config_with(&m, 1, 20);
-  memset(&b, 0, sizeof b);
-  memset(&up, 0, sizeof up);
-  up.policies = &pol;
-  up.policies_len = 1;
-  b.scale_up = &up;
-  c.behavior = &b;
+  scale_up_with(&c, &b, &up, &pol);
   memset(&v, 0, sizeof v);
   v.kind = HPA_VALUES_KIND_EXTERNAL;
   v.values_milli = queue;

@@ -68,6 +68,9 @@ void make_pods(size_t n, int64_t cpu_milli);
 hpa_metric_values samples_values(size_t n);
 hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
                             const hpa_metric_values *values, size_t n);
+/* A behavior whose scale-up has one policy, into `c`. */
+void scale_up_with(hpa_config *c, hpa_behavior *b, hpa_scaling_rules *up,
+                   const hpa_scaling_policy *policy);
 void init(hpa_autoscaler *a);
 hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o);
 

@@ -60,12 +60,7 @@ void test_input_overlap(void) {
   m[1].target.type = HPA_METRIC_TARGET_TYPE_VALUE;
   m[1].target.value_milli = 10000;
   c = config_with(m, 2, 10);
-  memset(&b, 0, sizeof b);
-  memset(&up, 0, sizeof up);
-  up.policies = &policy;
-  up.policies_len = 1;
-  b.scale_up = &up;
-  c.behavior = &b;
+  scale_up_with(&c, &b, &up, &policy);
   make_pods(pods, 300);
   v[0] = samples_values(pods);
   memset(&v[1], 0, sizeof v[1]);

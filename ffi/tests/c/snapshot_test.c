@@ -104,12 +104,7 @@ void test_snapshot_round_trip(void) {
   int rescales = 0, restores = 0, stabilized_after_restore = 0;
   size_t step;
 
-  memset(&behavior, 0, sizeof behavior);
-  memset(&up, 0, sizeof up);
-  up.policies = &pods_per_minute;
-  up.policies_len = 1;
-  behavior.scale_up = &up;
-  c.behavior = &behavior;
+  scale_up_with(&c, &behavior, &up, &pods_per_minute);
   init(&a);
   init(&b);
   for (step = 0; step < 40; step++) {

@@ -35,6 +35,15 @@ pub struct World {
     pub obs: hpa_observation,
 }
 
+/// A new autoscaler in its own storage.
+pub fn new_autoscaler() -> Box<hpa_autoscaler> {
+    let mut a: Box<hpa_autoscaler> = Box::new(zeroed());
+    // SAFETY: writable storage of the right size.
+    let status = unsafe { hpa_autoscaler_init(&mut *a, std::mem::size_of::<hpa_autoscaler>()) };
+    assert_eq!(status, hpa_status::Ok);
+    a
+}
+
 /// A zeroed value of a C struct.
 pub fn zeroed<T>() -> T {
     // SAFETY: only used for the C structs here, for which all-zero bytes are valid.
