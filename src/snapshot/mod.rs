@@ -21,10 +21,11 @@
 //!
 //! ```
 //! use hpa::{Autoscaler, Instant};
+//! use hpa::autoscaler::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 //! use hpa::snapshot::max_len;
 //!
 //! let autoscaler: Autoscaler = Autoscaler::new();
-//! let mut flash = [0_u8; max_len(hpa::DEFAULT_RECOMMENDATION_BYTES, hpa::DEFAULT_EVENT_BYTES, 0)];
+//! let mut flash = [0_u8; max_len(DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES, 0)];
 //! let len = autoscaler.save(Instant(60_000), &mut flash).unwrap();
 //!
 //! // After the reboot the clock starts again at 0.
