@@ -110,6 +110,13 @@
 #define HPA_QUANTITY_TEXT_CAPACITY 32
 
 /**
+ * Bytes that always hold a snapshot `hpa_autoscaler_save` writes: every field at its
+ * longest, the history rings full and both condition messages at their longest. Real
+ * snapshots are much shorter: 29 bytes for a new autoscaler, a few hundred with a history.
+ */
+#define HPA_SNAPSHOT_MAX_BYTES 3094
+
+/**
  * Bit of `hpa_metric_target.fields`: populate `averageUtilization`.
  */
 #define HPA_TARGET_FIELD_AVERAGE_UTILIZATION 4
@@ -214,7 +221,8 @@ enum hpa_status
   HPA_STATUS_OUT_OF_RANGE = 1009,
   /**
    * A list is longer than this library supports (`HPA_MAX_POLICIES` policies per
-   * direction), or a size computation overflowed.
+   * direction; a snapshot's history longer than this library's autoscaler holds), or a size
+   * computation overflowed.
    */
   HPA_STATUS_TOO_LARGE = 1010,
   /**
@@ -245,6 +253,16 @@ enum hpa_status
    * snapshot or initialize it again.
    */
   HPA_STATUS_CORRUPT_STATE = 3003,
+  /**
+   * A snapshot is damaged, truncated, padded or inconsistent: not what
+   * `hpa_autoscaler_save` wrote (`hpa_snapshot_check` tells what is wrong).
+   */
+  HPA_STATUS_INVALID_SNAPSHOT = 3004,
+  /**
+   * A snapshot's format version is one this library does not read (written by a newer
+   * library).
+   */
+  HPA_STATUS_SNAPSHOT_VERSION = 3005,
   /**
    * A quantity text is empty or does not match Kubernetes' quantity syntax.
    */
@@ -1837,8 +1855,9 @@ size_t hpa_autoscaler_align(void);
  * thread during the call. `config` and `observation` and everything they point to must be
  * readable for the duration of the call, with every array at least as long as its length
  * member says. `workspace` must point to `workspace_size` writable bytes. `decision_out` must
- * point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace) must not
- * overlap any input.
+ * point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace, the
+ * autoscaler) must not overlap any input: an input array (pods, samples, strings...) that
+ * overlaps one is refused with `HPA_STATUS_OVERLAP`.
  */
 HPA_MUST_USE
 hpa_status hpa_autoscaler_evaluate(union hpa_autoscaler *autoscaler,
@@ -1894,6 +1913,38 @@ hpa_status hpa_autoscaler_rescale_failed(union hpa_autoscaler *autoscaler,
 HPA_MUST_USE hpa_status hpa_autoscaler_rescale_succeeded(union hpa_autoscaler *autoscaler);
 
 /**
+ * Makes `storage` the autoscaler a snapshot of `hpa_autoscaler_save` holds, as `init` makes
+ * it a new one: whatever `storage` held before (nothing, garbage, another autoscaler) is
+ * replaced. Snapshots of this and every earlier version of the library are restored.
+ *
+ * `now_ms` is the instant, on the clock the evaluations use from now on, that stands for
+ * the moment of the save; the next evaluation must not be earlier. Pass the current time
+ * and the time between the save and the restore (a device powered off, a restart) counts
+ * as none: the stabilization windows and policy periods resume where they were. To let a
+ * known time off count (a real-time clock says how long), pass the current time minus it.
+ *
+ * Every byte is checked before anything is written; on any error `storage` is unchanged.
+ * `HPA_STATUS_INVALID_SNAPSHOT`: damaged, truncated, padded or inconsistent (not what a
+ * save wrote); `HPA_STATUS_SNAPSHOT_VERSION`: a format version this library does not read;
+ * `HPA_STATUS_TOO_LARGE`: a history longer than this library's autoscaler holds;
+ * `HPA_STATUS_OUT_OF_RANGE`: `now_ms` so far from the saved instants that they leave the
+ * `int64_t` range. `hpa_snapshot_check` tells what is wrong. A `storage_size` below the
+ * library's `HPA_AUTOSCALER_SIZE` gives `HPA_STATUS_BUFFER_TOO_SMALL`; a snapshot inside
+ * `storage`, `HPA_STATUS_OVERLAP`.
+ *
+ * # Safety
+ *
+ * `storage` must point to `storage_size` writable bytes that no other thread uses during the
+ * call; `snapshot` must point to `length` readable bytes (it may be NULL when `length` is 0).
+ */
+HPA_MUST_USE
+hpa_status hpa_autoscaler_restore(union hpa_autoscaler *storage,
+                                  size_t storage_size,
+                                  const uint8_t *snapshot,
+                                  size_t length,
+                                  int64_t now_ms);
+
+/**
  * Restores the `ScaledToZero` condition (True) of an HPA that had scaled its target to zero
  * before this autoscaler was created, e.g. after a restart: with the HPAScaleToZero gate on,
  * the next evaluations may then scale up from zero replicas.
@@ -1903,6 +1954,33 @@ HPA_MUST_USE hpa_status hpa_autoscaler_rescale_succeeded(union hpa_autoscaler *a
  * As `hpa_autoscaler_rescale_succeeded`.
  */
 HPA_MUST_USE hpa_status hpa_autoscaler_restore_scaled_to_zero(union hpa_autoscaler *autoscaler);
+
+/**
+ * Saves the autoscaler's whole state as it is at `now_ms` (its history, status, pending
+ * rescale and condition messages) into `buffer` as a snapshot: a few hundred bytes to keep
+ * across a reboot, in flash or a file, and give to `hpa_autoscaler_restore`. Its format is
+ * versioned and checksummed and does not depend on the build: every later version of the
+ * library restores it (docs/spec/snapshot.md).
+ *
+ * `now_ms` is the current time on the evaluations' clock, not earlier than the last
+ * evaluation (`HPA_STATUS_TIME_WENT_BACKWARDS`): the snapshot records how long before the
+ * save that evaluation was. On success `*written` receives the snapshot's length;
+ * `HPA_SNAPSHOT_MAX_BYTES` bytes always suffice. A `capacity` below the length gives
+ * `HPA_STATUS_BUFFER_TOO_SMALL`, and then, as on every error, nothing is written: neither
+ * `buffer` nor `*written`. `buffer` must not overlap the autoscaler (`HPA_STATUS_OVERLAP`).
+ *
+ * # Safety
+ *
+ * `autoscaler` must be storage initialized by `hpa_autoscaler_init` (or
+ * `hpa_autoscaler_restore`), not written by another thread during the call; `buffer` must
+ * point to `capacity` writable bytes and `written` to a writable `size_t`.
+ */
+HPA_MUST_USE
+hpa_status hpa_autoscaler_save(const union hpa_autoscaler *autoscaler,
+                               int64_t now_ms,
+                               uint8_t *buffer,
+                               size_t capacity,
+                               size_t *written);
 
 /**
  * Writes the HPA's status (desired replicas, last scale time, whether a rescale is pending,
@@ -2083,6 +2161,26 @@ const char *hpa_reason_str(uint32_t reason);
  * `settings_out` must point to a writable `hpa_settings`.
  */
 HPA_MUST_USE hpa_status hpa_settings_default(struct hpa_settings *settings_out);
+
+/**
+ * Checks a snapshot as `hpa_autoscaler_restore` checks it at `now_ms` (its magic, length,
+ * CRC-32, format version, every field, the history's consistency, the condition messages,
+ * that it fits this library's autoscaler and that its instants stay in range at `now_ms`),
+ * without an autoscaler. Returns `HPA_STATUS_OK` or the status the restore would return;
+ * then, when `error_out` is not NULL, it receives what is wrong, naming the snapshot's field
+ * when one is (`snapshot: checksum mismatch (stored 0x1c291ca3, computed 0x3d6e9e41): the
+ * snapshot is damaged`). `*error_out` is not touched on success.
+ *
+ * # Safety
+ *
+ * `snapshot` must point to `length` readable bytes (it may be NULL when `length` is 0);
+ * `error_out` must be NULL or point to a writable `hpa_field_error`.
+ */
+HPA_MUST_USE
+hpa_status hpa_snapshot_check(const uint8_t *snapshot,
+                              size_t length,
+                              int64_t now_ms,
+                              struct hpa_field_error *error_out);
 
 /**
  * A static, NUL-terminated message for a status number, e.g. `"a required pointer is NULL"`

@@ -8,7 +8,8 @@
  * requests per worker. Its behavior adds at most 4 workers per 15 s, waits 60 s before
  * scaling down, and removes at most half of the workers per 30 s. Once, starting workers
  * fails (the host is briefly out of processes): the autoscaler is told, and the next
- * evaluation tries again.
+ * evaluation tries again. Once, the gateway restarts while scaling down: the autoscaler's
+ * state survives in a snapshot, so the scale-down window still holds.
  *
  * The load is simulated (deterministically), so the program prints the same lines on every
  * run; ffi/tests/c_api.rs compares them with worker_pool.out.
@@ -23,6 +24,7 @@
 
 #define MAX_WORKERS 16
 #define FAILING_STEP 6 /* the period whose rescale fails */
+#define RESTART_STEP 22 /* the gateway restarts before this period */
 #define PERIOD_MS 15000
 #define STARTUP_MS 20000            /* a new worker is Ready after 20 s */
 #define REQUESTS_PER_WORKER_S 100   /* what one worker serves per second at full speed */
@@ -146,6 +148,19 @@ int main(void) {
     int ready = 0, target;
     int64_t cpu_milli;
     hpa_status applied;
+
+    if (step == RESTART_STEP) {
+      /* Saved before the restart (to a file or flash), restored after it on the same clock. */
+      static uint8_t snapshot[HPA_SNAPSHOT_MAX_BYTES];
+      size_t len;
+      s = hpa_autoscaler_save(&g_autoscaler, now, snapshot, sizeof snapshot, &len);
+      if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_save", s);
+      memset(&g_autoscaler, 0, sizeof g_autoscaler); /* the process's memory is gone */
+      s = hpa_autoscaler_restore(&g_autoscaler, sizeof g_autoscaler, snapshot, len, now);
+      if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_restore", s);
+      printf("t=%3lds  restart: the autoscaler's state kept in a %lu-byte snapshot\n",
+             (long)(now / 1000), (unsigned long)len);
+    }
 
     for (i = 0; i < g_worker_count; i++) ready += is_ready(&g_workers[i], now);
     cpu_milli = serve_period(now, ready);

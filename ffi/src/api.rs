@@ -9,7 +9,7 @@ use crate::config::{self, hpa_config, hpa_settings};
 use crate::error::{hpa_field_error, Refusal};
 use crate::observation::{self, hpa_observation, Measure};
 use crate::quantity::write_out;
-use crate::raw;
+use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
 use crate::{HPA_MAX_METRICS, HPA_VERSION_NUMBER};
 
@@ -84,7 +84,7 @@ unsafe fn validate(config: *const hpa_config) -> Result<(), Refusal> {
     let cfg = unsafe { raw::reference(config) }.map_err(|f| f.at("config"))?;
     let mut converted = config::Config::empty();
     // SAFETY: the caller's contract.
-    unsafe { config::convert(cfg, &mut converted) }?;
+    unsafe { config::convert(cfg, &mut converted, &Outputs::NONE) }?;
     converted.validate()?;
     Ok(())
 }
@@ -139,7 +139,7 @@ unsafe fn check(
     let obs = unsafe { raw::reference(observation) }.map_err(|f| f.at("observation"))?;
     let mut converted = config::Config::empty();
     // SAFETY: the caller's contract.
-    unsafe { config::convert(cfg, &mut converted) }?;
+    unsafe { config::convert(cfg, &mut converted, &Outputs::NONE) }?;
     let hpa = converted.validate()?;
     let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
     let mut n = 0;

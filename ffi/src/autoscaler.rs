@@ -5,13 +5,14 @@ use core::mem::{align_of, size_of};
 
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::spec::MetricSourceType;
-use hpa::{Autoscaler, EvaluateError};
+use hpa::{Autoscaler, EvaluateError, Instant};
 
 use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
 use crate::error::{Detail, Fault};
 use crate::observation::{self, hpa_observation, Bump};
-use crate::raw::{self, hpa_str};
+use crate::raw::{self, hpa_str, Outputs};
+use crate::snapshot;
 use crate::status::hpa_status;
 use crate::{
     HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY,
@@ -55,6 +56,18 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// A state of `engine` and `messages`, its fingerprint stored.
+    pub(crate) fn sealed(engine: Autoscaler, messages: Messages) -> State {
+        let mut state = State {
+            magic: MAGIC,
+            check: 0,
+            engine,
+            messages,
+        };
+        state.check = state.fingerprint();
+        state
+    }
+
     /// The fingerprint of everything `check` covers: the engine's state (of its history rings
     /// the bytes in use) and the messages.
     fn fingerprint(&self) -> u64 {
@@ -105,6 +118,19 @@ pub extern "C" fn hpa_autoscaler_size() -> usize {
 #[no_mangle]
 pub extern "C" fn hpa_autoscaler_align() -> usize {
     HPA_AUTOSCALER_ALIGN
+}
+
+/// Storage that `init` or `restore` may make an autoscaler: not NULL, aligned, and as large as
+/// the library's `hpa_autoscaler` (`storage_size` is what the caller's header says).
+fn writable_storage(p: *mut hpa_autoscaler, storage_size: usize) -> Result<(), Fault> {
+    storage_check(p)?;
+    if storage_size < HPA_AUTOSCALER_SIZE {
+        return Err(Fault::new(
+            hpa_status::BufferTooSmall,
+            Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
+        ));
+    }
+    Ok(())
 }
 
 fn storage_check(p: *const hpa_autoscaler) -> Result<(), Fault> {
@@ -205,20 +231,8 @@ pub unsafe extern "C" fn hpa_autoscaler_init(
     storage_size: usize,
 ) -> hpa_status {
     status_of((|| {
-        storage_check(storage)?;
-        if storage_size < HPA_AUTOSCALER_SIZE {
-            return Err(Fault::new(
-                hpa_status::BufferTooSmall,
-                Detail::Buffer(storage_size, HPA_AUTOSCALER_SIZE),
-            ));
-        }
-        let mut state = State {
-            magic: MAGIC,
-            check: 0,
-            engine: Autoscaler::new(),
-            messages: Messages::new(),
-        };
-        state.check = state.fingerprint();
+        writable_storage(storage, storage_size)?;
+        let state = State::sealed(Autoscaler::new(), Messages::new());
         // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
         // time) by the caller's contract. A `State` has no padding: every byte is written.
         unsafe { storage.cast::<State>().write(state) };
@@ -301,8 +315,9 @@ fn no_overlap(
 /// thread during the call. `config` and `observation` and everything they point to must be
 /// readable for the duration of the call, with every array at least as long as its length
 /// member says. `workspace` must point to `workspace_size` writable bytes. `decision_out` must
-/// point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace) must not
-/// overlap any input.
+/// point to a writable `hpa_decision`. The outputs (`*decision_out`, the workspace, the
+/// autoscaler) must not overlap any input: an input array (pods, samples, strings...) that
+/// overlaps one is refused with `HPA_STATUS_OVERLAP`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn hpa_autoscaler_evaluate(
@@ -375,9 +390,18 @@ unsafe fn evaluate(
     )
     .map_err(fault)?;
 
+    // Every array the conversions read is checked against what this call writes.
+    let outputs = Outputs::new([
+        (scratch, "workspace"),
+        (
+            byte_range(decision_out.cast_const(), size_of::<hpa_decision>()),
+            "decision_out",
+        ),
+        (storage, "autoscaler"),
+    ]);
     let mut converted = config::Config::empty();
     // SAFETY: the caller's contract.
-    unsafe { config::convert(cfg, &mut converted) }.map_err(|r| r.status())?;
+    unsafe { config::convert(cfg, &mut converted, &outputs) }.map_err(|r| r.status())?;
     let hpa = converted.validate().map_err(|r| r.status())?;
     let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
     let mut n = 0;
@@ -387,7 +411,7 @@ unsafe fn evaluate(
     }
     // SAFETY: `workspace` holds `workspace_size` writable bytes, used by nothing else during
     // the call (checked not to overlap the other arguments).
-    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size) };
+    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size, outputs) };
     // SAFETY: the caller's contract.
     let views = unsafe { observation::convert(&mut arena, obs, sources.get(..n).unwrap_or(&[])) }
         .map_err(fault)?;
@@ -542,6 +566,121 @@ pub unsafe extern "C" fn hpa_autoscaler_scaling_status(
             &state.messages,
             status.desired_replicas,
         );
+        Ok(())
+    })())
+}
+
+/// Saves the autoscaler's whole state as it is at `now_ms` (its history, status, pending
+/// rescale and condition messages) into `buffer` as a snapshot: a few hundred bytes to keep
+/// across a reboot, in flash or a file, and give to `hpa_autoscaler_restore`. Its format is
+/// versioned and checksummed and does not depend on the build: every later version of the
+/// library restores it (docs/spec/snapshot.md).
+///
+/// `now_ms` is the current time on the evaluations' clock, not earlier than the last
+/// evaluation (`HPA_STATUS_TIME_WENT_BACKWARDS`): the snapshot records how long before the
+/// save that evaluation was. On success `*written` receives the snapshot's length;
+/// `HPA_SNAPSHOT_MAX_BYTES` bytes always suffice. A `capacity` below the length gives
+/// `HPA_STATUS_BUFFER_TOO_SMALL`, and then, as on every error, nothing is written: neither
+/// `buffer` nor `*written`. `buffer` must not overlap the autoscaler (`HPA_STATUS_OVERLAP`).
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init` (or
+/// `hpa_autoscaler_restore`), not written by another thread during the call; `buffer` must
+/// point to `capacity` writable bytes and `written` to a writable `size_t`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_save(
+    autoscaler: *const hpa_autoscaler,
+    now_ms: i64,
+    buffer: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> hpa_status {
+    status_of((|| {
+        // SAFETY: the caller's contract.
+        let state = unsafe { state(autoscaler) }?;
+        // SAFETY: only checks NULL and alignment.
+        unsafe { raw::reference(written.cast_const()) }.map_err(|f| f.at("written"))?;
+        if buffer.is_null() {
+            return Err(Fault::new(hpa_status::NullPointer, Detail::Null).at("buffer"));
+        }
+        if isize::try_from(capacity).is_err() {
+            return Err(Fault::new(hpa_status::TooLarge, Detail::Overflow).at("capacity"));
+        }
+        let storage = (byte_range(autoscaler, HPA_AUTOSCALER_SIZE), "autoscaler");
+        let out = (buffer.cast_const(), capacity);
+        no_overlap(out, "buffer", &[storage])?;
+        no_overlap(
+            byte_range(written.cast_const(), size_of::<usize>()),
+            "written",
+            &[storage, (out, "buffer")],
+        )?;
+        let mut annex = [0; snapshot::ANNEX_MAX_BYTES];
+        let annex_len = snapshot::write_annex(&state.messages, &mut annex);
+        // SAFETY: not NULL, `capacity` writable bytes by the caller's contract (within isize),
+        // apart from the state and `written`.
+        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer, capacity) };
+        let len = state
+            .engine
+            .save_with_annex(
+                Instant(now_ms),
+                annex.get(..annex_len).unwrap_or(&[]),
+                buffer,
+            )
+            .map_err(snapshot::save_fault)?;
+        // SAFETY: not NULL, aligned, writable by the caller's contract, apart from the rest.
+        unsafe { written.write(len) };
+        Ok(())
+    })())
+}
+
+/// Makes `storage` the autoscaler a snapshot of `hpa_autoscaler_save` holds, as `init` makes
+/// it a new one: whatever `storage` held before (nothing, garbage, another autoscaler) is
+/// replaced. Snapshots of this and every earlier version of the library are restored.
+///
+/// `now_ms` is the instant, on the clock the evaluations use from now on, that stands for
+/// the moment of the save; the next evaluation must not be earlier. Pass the current time
+/// and the time between the save and the restore (a device powered off, a restart) counts
+/// as none: the stabilization windows and policy periods resume where they were. To let a
+/// known time off count (a real-time clock says how long), pass the current time minus it.
+///
+/// Every byte is checked before anything is written; on any error `storage` is unchanged.
+/// `HPA_STATUS_INVALID_SNAPSHOT`: damaged, truncated, padded or inconsistent (not what a
+/// save wrote); `HPA_STATUS_SNAPSHOT_VERSION`: a format version this library does not read;
+/// `HPA_STATUS_TOO_LARGE`: a history longer than this library's autoscaler holds;
+/// `HPA_STATUS_OUT_OF_RANGE`: `now_ms` so far from the saved instants that they leave the
+/// `int64_t` range. `hpa_snapshot_check` tells what is wrong. A `storage_size` below the
+/// library's `HPA_AUTOSCALER_SIZE` gives `HPA_STATUS_BUFFER_TOO_SMALL`; a snapshot inside
+/// `storage`, `HPA_STATUS_OVERLAP`.
+///
+/// # Safety
+///
+/// `storage` must point to `storage_size` writable bytes that no other thread uses during the
+/// call; `snapshot` must point to `length` readable bytes (it may be NULL when `length` is 0).
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_restore(
+    storage: *mut hpa_autoscaler,
+    storage_size: usize,
+    snapshot: *const u8,
+    length: usize,
+    now_ms: i64,
+) -> hpa_status {
+    status_of((|| {
+        writable_storage(storage, storage_size)?;
+        let outputs = Outputs::only(
+            byte_range(storage.cast_const(), HPA_AUTOSCALER_SIZE),
+            "autoscaler",
+        );
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { outputs.slice(snapshot, length) }.map_err(|f| f.at("snapshot"))?;
+        let (engine, messages) = snapshot::restored(bytes, Instant(now_ms))?;
+        let state = State::sealed(engine, messages);
+        // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
+        // time) by the caller's contract; the snapshot is apart from it. A `State` has no
+        // padding: every byte is written.
+        unsafe { storage.cast::<State>().write(state) };
         Ok(())
     })())
 }

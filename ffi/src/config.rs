@@ -22,7 +22,7 @@ use hpa::{Duration, Hpa, Settings, Tolerance};
 
 use crate::enums;
 use crate::error::{Detail, Fault, Refusal};
-use crate::raw::{self, hpa_str};
+use crate::raw::{self, hpa_str, Outputs};
 use crate::status::hpa_status;
 use crate::text::Text;
 use crate::{HPA_MAX_METRICS, HPA_MAX_POLICIES};
@@ -305,7 +305,7 @@ impl<'a> Config<'a> {
 }
 
 /// Converts a C configuration into `config` (from [`Config::empty`]), checking every pointer,
-/// string, flag and enum value.
+/// string, flag and enum value, and that nothing it reads overlaps `outputs`.
 ///
 /// # Safety
 ///
@@ -313,11 +313,12 @@ impl<'a> Config<'a> {
 pub(crate) unsafe fn convert<'a>(
     cfg: &'a hpa_config,
     config: &mut Config<'a>,
+    outputs: &Outputs,
 ) -> Result<(), Refusal> {
     let min_replicas = raw::when(cfg.has_min_replicas, cfg.min_replicas)
         .map_err(|f| f.at("has_min_replicas").at("config"))?;
     // SAFETY: the caller's contract.
-    let metrics = unsafe { raw::slice(cfg.metrics, cfg.metrics_len) }
+    let metrics = unsafe { outputs.slice(cfg.metrics, cfg.metrics_len) }
         .map_err(|f| f.at("metrics").at("config"))?;
     if metrics.len() > HPA_MAX_METRICS {
         // Kubernetes sets no limit; the engine's decisions hold HPA_MAX_METRICS results.
@@ -334,17 +335,17 @@ pub(crate) unsafe fn convert<'a>(
     config.metrics_len = metrics.len();
     for (i, (slot, m)) in config.metrics.iter_mut().zip(metrics).enumerate() {
         // SAFETY: the caller's contract.
-        *slot = unsafe { metric(m) }.map_err(|f| f.at_index("metrics", i).at("config"))?;
+        *slot = unsafe { metric(m, outputs) }.map_err(|f| f.at_index("metrics", i).at("config"))?;
     }
     // SAFETY: the caller's contract.
-    let behavior = unsafe { raw::optional(cfg.behavior) };
+    let behavior = unsafe { outputs.optional(cfg.behavior) };
     if let Some(b) = behavior.map_err(|f| f.at("behavior").at("config"))? {
         let unrecognized = &mut config.unrecognized;
         let mut direction = |p: *const hpa_scaling_rules, d: Direction, name: &'static str| {
             // SAFETY: the caller's contract.
-            let r = unsafe { raw::optional(p) }.map_err(|f| f.at(name))?;
+            let r = unsafe { outputs.optional(p) }.map_err(|f| f.at(name))?;
             // SAFETY: the caller's contract.
-            r.map(|r| unsafe { rules(r, d, unrecognized) }.map_err(|f| f.at(name)))
+            r.map(|r| unsafe { rules(r, d, unrecognized, outputs) }.map_err(|f| f.at(name)))
                 .transpose()
         };
         let up = direction(b.scale_up, Direction::ScaleUp, "scale_up");
@@ -353,15 +354,16 @@ pub(crate) unsafe fn convert<'a>(
         config.behavior = Some((up.map_err(err)?, down.map_err(err)?));
     }
     // SAFETY: the caller's contract.
-    if let Some(r) = unsafe { raw::optional(cfg.scale_target_ref) }
+    if let Some(r) = unsafe { outputs.optional(cfg.scale_target_ref) }
         .map_err(|f| f.at("scale_target_ref").at("config"))?
     {
         // SAFETY: the caller's contract.
-        config.target_ref =
-            Some(unsafe { object_ref(r) }.map_err(|f| f.at("scale_target_ref").at("config"))?);
+        config.target_ref = Some(
+            unsafe { object_ref(r, outputs) }.map_err(|f| f.at("scale_target_ref").at("config"))?,
+        );
     }
     // SAFETY: the caller's contract.
-    let settings_ptr = unsafe { raw::optional(cfg.settings) };
+    let settings_ptr = unsafe { outputs.optional(cfg.settings) };
     if let Some(s) = settings_ptr.map_err(|f| f.at("settings").at("config"))? {
         config.settings = settings(s).map_err(|f| f.at("settings").at("config"))?;
     }
@@ -371,13 +373,18 @@ pub(crate) unsafe fn convert<'a>(
 /// # Safety
 ///
 /// The strings of `r` must be live.
-unsafe fn object_ref(r: &hpa_object_ref) -> Result<CrossVersionObjectReference<'_>, Fault> {
+unsafe fn object_ref<'a>(
+    r: &'a hpa_object_ref,
+    outputs: &Outputs,
+) -> Result<CrossVersionObjectReference<'a>, Fault> {
     // SAFETY: the caller's contract, for each string.
     unsafe {
         Ok(CrossVersionObjectReference {
-            kind: raw::string(r.kind).map_err(|f| f.at("kind"))?,
-            name: raw::string(r.name).map_err(|f| f.at("name"))?,
-            api_version: raw::string(r.api_version).map_err(|f| f.at("api_version"))?,
+            kind: outputs.string(r.kind).map_err(|f| f.at("kind"))?,
+            name: outputs.string(r.name).map_err(|f| f.at("name"))?,
+            api_version: outputs
+                .string(r.api_version)
+                .map_err(|f| f.at("api_version"))?,
         })
     }
 }
@@ -417,16 +424,17 @@ fn target(t: &hpa_metric_target) -> Result<MetricTarget, Fault> {
 /// # Safety
 ///
 /// The strings of `m` must be live.
-unsafe fn metric(m: &hpa_metric) -> Result<MetricSpec<'_>, Fault> {
+unsafe fn metric<'a>(m: &'a hpa_metric, outputs: &Outputs) -> Result<MetricSpec<'a>, Fault> {
     let source = raw::known(m.r#type, enums::metric_source_type).map_err(|f| f.at("type"))?;
     let target = target(&m.target).map_err(|f| f.at("target"))?;
     // SAFETY: the caller's contract, for each string.
-    let name = || unsafe { raw::string(m.name) }.map_err(|f| f.at("name"));
-    let identifier = || -> Result<MetricIdentifier<'_>, Fault> {
+    let name = || unsafe { outputs.string(m.name) }.map_err(|f| f.at("name"));
+    let identifier = || -> Result<MetricIdentifier<'a>, Fault> {
         Ok(MetricIdentifier {
             name: name()?,
             // SAFETY: the caller's contract.
-            selector: unsafe { raw::optional_string(m.selector) }.map_err(|f| f.at("selector"))?,
+            selector: unsafe { outputs.optional_string(m.selector) }
+                .map_err(|f| f.at("selector"))?,
             selector_invalid: raw::flag(m.selector_invalid)
                 .map_err(|f| f.at("selector_invalid"))?,
         })
@@ -446,7 +454,7 @@ unsafe fn metric(m: &hpa_metric) -> Result<MetricSpec<'_>, Fault> {
             container_resource: Some(ContainerResourceMetricSource {
                 name: name()?,
                 // SAFETY: the caller's contract.
-                container: unsafe { raw::string(m.container) }.map_err(|f| f.at("container"))?,
+                container: unsafe { outputs.string(m.container) }.map_err(|f| f.at("container"))?,
                 target,
             }),
             ..MetricSpec::default()
@@ -463,7 +471,7 @@ unsafe fn metric(m: &hpa_metric) -> Result<MetricSpec<'_>, Fault> {
             type_: source,
             object: Some(ObjectMetricSource {
                 // SAFETY: the caller's contract.
-                described_object: unsafe { object_ref(&m.described_object) }
+                described_object: unsafe { object_ref(&m.described_object, outputs) }
                     .map_err(|f| f.at("described_object"))?,
                 metric: identifier()?,
                 target,
@@ -546,6 +554,7 @@ unsafe fn rules(
     r: &hpa_scaling_rules,
     direction: Direction,
     unrecognized: &mut Unrecognizeds,
+    outputs: &Outputs,
 ) -> Result<Rules, Fault> {
     let window = raw::when(
         r.has_stabilization_window_seconds,
@@ -560,7 +569,7 @@ unsafe fn rules(
         // A non-NULL pointer with length 0 is the empty list.
         // SAFETY: the caller's contract.
         let list =
-            unsafe { raw::slice(r.policies, r.policies_len) }.map_err(|f| f.at("policies"))?;
+            unsafe { outputs.slice(r.policies, r.policies_len) }.map_err(|f| f.at("policies"))?;
         if list.len() > HPA_MAX_POLICIES {
             return Err(Fault::new(
                 hpa_status::TooLarge,

@@ -4,6 +4,7 @@
 use core::ffi::c_char;
 use core::fmt;
 
+use hpa::snapshot::{RestoreError, SaveError};
 use hpa::validation::ValidationError;
 
 use crate::enums::{field_error_type_value, hpa_field_error_type};
@@ -129,6 +130,10 @@ pub(crate) enum Detail {
     Overlap(&'static str),
     /// A quantity text Kubernetes rejects.
     Quantity,
+    /// A snapshot that cannot be restored, and why.
+    Restore(RestoreError),
+    /// A state that cannot be saved, and why.
+    Save(SaveError),
 }
 
 impl fmt::Display for Detail {
@@ -159,6 +164,8 @@ impl fmt::Display for Detail {
             Detail::Buffer(got, want) => write!(f, "has {got} bytes but needs {want}"),
             Detail::Overlap(what) => write!(f, "overlaps {what}"),
             Detail::Quantity => f.write_str("is not a valid quantity"),
+            Detail::Restore(e) => write!(f, "{e}"),
+            Detail::Save(e) => write!(f, "{e}"),
         }
     }
 }

@@ -63,6 +63,7 @@ mod observation;
 mod quantity;
 mod raw;
 mod resolve;
+mod snapshot;
 mod status;
 mod text;
 
@@ -74,8 +75,9 @@ pub use api::{
 };
 pub use autoscaler::{
     hpa_autoscaler, hpa_autoscaler_align, hpa_autoscaler_evaluate, hpa_autoscaler_init,
-    hpa_autoscaler_rescale_failed, hpa_autoscaler_rescale_succeeded,
-    hpa_autoscaler_restore_scaled_to_zero, hpa_autoscaler_scaling_status, hpa_autoscaler_size,
+    hpa_autoscaler_rescale_failed, hpa_autoscaler_rescale_succeeded, hpa_autoscaler_restore,
+    hpa_autoscaler_restore_scaled_to_zero, hpa_autoscaler_save, hpa_autoscaler_scaling_status,
+    hpa_autoscaler_size,
 };
 pub use config::{
     hpa_behavior, hpa_config, hpa_decimal, hpa_metric, hpa_metric_target, hpa_object_ref,
@@ -98,6 +100,7 @@ pub use observation::{
 pub use quantity::{hpa_milli_from_double, hpa_quantity_parse, hpa_quantity_write};
 pub use raw::hpa_str;
 pub use resolve::{hpa_config_resolve, hpa_resolved_config, hpa_resolved_rules};
+pub use snapshot::hpa_snapshot_check;
 pub use status::{hpa_status, hpa_status_str};
 
 /// The library's major version (`Cargo.toml`).
@@ -165,6 +168,10 @@ const _: () = {
 pub const HPA_AUTOSCALER_SIZE: usize = 8192;
 /// Alignment of an `hpa_autoscaler`.
 pub const HPA_AUTOSCALER_ALIGN: usize = 8;
+/// Bytes that always hold a snapshot `hpa_autoscaler_save` writes: every field at its
+/// longest, the history rings full and both condition messages at their longest. Real
+/// snapshots are much shorter: 29 bytes for a new autoscaler, a few hundred with a history.
+pub const HPA_SNAPSHOT_MAX_BYTES: usize = 3094;
 
 /// The most metrics a configuration may list (`hpa_decision.metrics` holds one result each).
 pub const HPA_MAX_METRICS: usize = 8;

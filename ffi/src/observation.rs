@@ -14,7 +14,7 @@ use hpa::{Duration, Instant, MetricValues, Observation, Pod, PodSamples, Quantit
 
 use crate::enums::{self, hpa_values_kind};
 use crate::error::{Detail, Fault};
-use crate::raw::{self, hpa_str};
+use crate::raw::{self, hpa_str, Outputs};
 use crate::status::hpa_status;
 use crate::{HPA_DEFAULT_SAMPLE_WINDOW_MS, HPA_MAX_METRICS, HPA_WORKSPACE_ELEMENT_SIZE};
 
@@ -170,6 +170,10 @@ pub struct hpa_observation {
 pub(crate) trait Arena<'w> {
     /// Room for `n` values of `T`: `Some` when filling, `None` when measuring.
     fn alloc<T>(&mut self, n: usize) -> Result<Option<&'w mut [MaybeUninit<T>]>, Fault>;
+
+    /// What the call writes while the conversion reads its inputs (the workspace among
+    /// them, when filling): every input read must be apart from it.
+    fn outputs(&self) -> &Outputs;
 }
 
 /// The alignment of every allocation, enough for every converted type.
@@ -226,44 +230,48 @@ impl<'w> Arena<'w> for Measure {
         self.bytes = self.bytes.checked_add(b).ok_or_else(overflow)?;
         Ok(None)
     }
+
+    fn outputs(&self) -> &Outputs {
+        &Outputs::NONE
+    }
 }
 
 /// The filling pass: a bump allocator over the caller's workspace.
 pub(crate) struct Bump<'w> {
     next: *mut u8,
     remaining: usize,
+    outputs: Outputs,
     _workspace: core::marker::PhantomData<&'w mut [u8]>,
 }
 
 impl<'w> Bump<'w> {
-    /// An arena over `len` bytes at `base`.
+    /// An arena over `len` bytes at `base`, for a call that writes `outputs` (the workspace
+    /// among them).
     ///
     /// # Safety
     ///
     /// When `len > 0`, `base` must be valid for writes of `len` bytes for `'w`, and nothing
     /// else may access them during `'w`.
-    pub(crate) unsafe fn new(base: *mut u8, len: usize) -> Bump<'w> {
+    pub(crate) unsafe fn new(base: *mut u8, len: usize, outputs: Outputs) -> Bump<'w> {
+        let empty = Bump {
+            next: base,
+            remaining: 0,
+            outputs,
+            _workspace: core::marker::PhantomData,
+        };
         if base.is_null() {
-            return Bump {
-                next: base,
-                remaining: 0,
-                _workspace: core::marker::PhantomData,
-            };
+            return empty;
         }
         let misalignment = (base as usize) % ARENA_ALIGN;
         let skip = (ARENA_ALIGN - misalignment) % ARENA_ALIGN;
         if skip > len {
-            return Bump {
-                next: base,
-                remaining: 0,
-                _workspace: core::marker::PhantomData,
-            };
+            return empty;
         }
         Bump {
             // SAFETY: `skip <= len`, inside the workspace.
             next: unsafe { base.add(skip) },
             remaining: len - skip,
-            _workspace: core::marker::PhantomData,
+            ..empty
         }
     }
 }
@@ -290,6 +298,10 @@ impl<'w> Arena<'w> for Bump<'w> {
         Ok(Some(unsafe {
             core::slice::from_raw_parts_mut(start.cast::<MaybeUninit<T>>(), n)
         }))
+    }
+
+    fn outputs(&self) -> &Outputs {
+        &self.outputs
     }
 }
 
@@ -365,11 +377,11 @@ unsafe fn requests<'a, A: Arena<'a>>(
     name: &'static str,
 ) -> Result<&'a [ResourceRequest<'a>], Fault> {
     // SAFETY: the caller's contract.
-    let list = unsafe { raw::slice(ptr, len) }.map_err(|f| f.at(name))?;
-    convert_slice(arena, list, |_, i, r| {
+    let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at(name))?;
+    convert_slice(arena, list, |arena, i, r| {
         Ok(ResourceRequest {
             // SAFETY: the caller's contract.
-            resource: unsafe { raw::string(r.resource) }
+            resource: unsafe { arena.outputs().string(r.resource) }
                 .map_err(|f| f.at("resource").at_index(name, i))?,
             quantity: Quantity::from_milli(r.milli),
         })
@@ -385,12 +397,12 @@ unsafe fn containers<'a, A: Arena<'a>>(
     len: usize,
 ) -> Result<&'a [Container<'a>], Fault> {
     // SAFETY: the caller's contract.
-    let list = unsafe { raw::slice(ptr, len) }.map_err(|f| f.at("containers"))?;
+    let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at("containers"))?;
     convert_slice(arena, list, |arena, i, c| {
         let at = |f: Fault| f.at_index("containers", i);
         Ok(Container {
             // SAFETY: the caller's contract.
-            name: unsafe { raw::string(c.name) }.map_err(|f| at(f.at("name")))?,
+            name: unsafe { arena.outputs().string(c.name) }.map_err(|f| at(f.at("name")))?,
             kind: raw::known(c.kind, enums::container_kind).map_err(|f| at(f.at("kind")))?,
             // SAFETY: the caller's contract.
             requests: unsafe { requests(arena, c.requests, c.requests_len, "requests") }
@@ -452,7 +464,7 @@ unsafe fn pods<'a, A: Arena<'a>>(
         }
         Ok(Pod {
             // SAFETY: the caller's contract.
-            name: unsafe { raw::string(p.name) }.map_err(|f| at(f.at("name")))?,
+            name: unsafe { arena.outputs().string(p.name) }.map_err(|f| at(f.at("name")))?,
             phase: raw::known(p.phase, enums::pod_phase).map_err(|f| at(f.at("phase")))?,
             ready: status.map(|status| ReadyCondition {
                 status,
@@ -489,12 +501,12 @@ unsafe fn sample<'a, A: Arena<'a>>(
     };
     let containers = if with_containers {
         // SAFETY: the caller's contract.
-        let list = unsafe { raw::slice(s.containers, s.containers_len) }
+        let list = unsafe { arena.outputs().slice(s.containers, s.containers_len) }
             .map_err(|f| f.at("containers"))?;
-        convert_slice(arena, list, |_, i, c| {
+        convert_slice(arena, list, |arena, i, c| {
             Ok(ContainerUsage {
                 // SAFETY: the caller's contract.
-                name: unsafe { raw::string(c.name) }
+                name: unsafe { arena.outputs().string(c.name) }
                     .map_err(|f| f.at("name").at_index("containers", i))?,
                 milli: c.milli,
             })
@@ -573,8 +585,8 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
             }
             let with_containers = source == Some(MetricSourceType::ContainerResource);
             // SAFETY: the caller's contract.
-            let list =
-                unsafe { raw::slice(v.samples, v.samples_len) }.map_err(|f| f.at("samples"))?;
+            let list = unsafe { arena.outputs().slice(v.samples, v.samples_len) }
+                .map_err(|f| f.at("samples"))?;
             let per_pod = convert_slice(arena, list, |arena, i, s| {
                 let at = |f: Fault| f.at_index("samples", i);
                 if raw::flag(s.present).map_err(|f| at(f.at("present")))? {
@@ -587,8 +599,8 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
                 }
             })?;
             // SAFETY: the caller's contract.
-            let list =
-                unsafe { raw::slice(v.orphans, v.orphans_len) }.map_err(|f| f.at("orphans"))?;
+            let list = unsafe { arena.outputs().slice(v.orphans, v.orphans_len) }
+                .map_err(|f| f.at("orphans"))?;
             let orphans = convert_slice(arena, list, |arena, i, s| {
                 let at = |f: Fault| f.at_index("orphans", i);
                 if s.present != 1 {
@@ -606,18 +618,19 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
         hpa_values_kind::Object => MetricValues::Object(v.value_milli),
         hpa_values_kind::External => {
             // SAFETY: the caller's contract.
-            let values = unsafe { raw::slice(v.values_milli, v.values_len) };
+            let values = unsafe { arena.outputs().slice(v.values_milli, v.values_len) };
             MetricValues::External(values.map_err(|f| f.at("values_milli"))?)
         }
         hpa_values_kind::Error => {
             // SAFETY: the caller's contract.
-            let text = unsafe { raw::string(v.error) };
+            let text = unsafe { arena.outputs().string(v.error) };
             MetricValues::Error(text.map_err(|f| f.at("error"))?)
         }
     })
 }
 
-/// Converts an observation for metrics of the given (defaulted) source types.
+/// Converts an observation for metrics of the given (defaulted) source types, refusing an
+/// input array that overlaps what the call writes (`arena.outputs()`).
 ///
 /// # Safety
 ///
@@ -636,10 +649,11 @@ pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
         None => replicas,
     };
     // SAFETY: the caller's contract.
-    let pod_list = unsafe { raw::slice(obs.pods, obs.pods_len) }.map_err(|f| at(f.at("pods")))?;
+    let pod_list =
+        unsafe { arena.outputs().slice(obs.pods, obs.pods_len) }.map_err(|f| at(f.at("pods")))?;
     // SAFETY: the caller's contract.
-    let values =
-        unsafe { raw::slice(obs.metrics, obs.metrics_len) }.map_err(|f| at(f.at("metrics")))?;
+    let values = unsafe { arena.outputs().slice(obs.metrics, obs.metrics_len) }
+        .map_err(|f| at(f.at("metrics")))?;
     if values.len() != sources.len() {
         return Err(at(Fault::new(
             hpa_status::LengthMismatch,

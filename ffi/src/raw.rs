@@ -25,37 +25,163 @@ pub struct hpa_str {
     pub len: usize,
 }
 
+/// Memory a call writes while it reads its inputs (an evaluation's workspace, decision and
+/// autoscaler). An input array inside it would change under the call, pointers in it
+/// included, so every input is checked against it before it is read: that an input read
+/// earlier was apart makes every pointer read from it the caller's own.
+#[derive(Clone, Copy)]
+pub(crate) struct Outputs {
+    ranges: [((*const u8, usize), &'static str); 3],
+    /// The addresses from the lowest output's start to the highest one's end: most inputs
+    /// lie outside, and need no more comparisons.
+    span: (usize, usize),
+}
+
+impl Outputs {
+    /// A call that writes nothing while it reads (the checks and validations).
+    pub(crate) const NONE: Outputs = Outputs {
+        ranges: [((core::ptr::null(), 0), ""); 3],
+        span: (0, 0),
+    };
+
+    /// The ranges (start, bytes) a call writes, each with its argument's name.
+    pub(crate) fn new(ranges: [((*const u8, usize), &'static str); 3]) -> Outputs {
+        let (mut low, mut high) = (usize::MAX, 0);
+        for ((start, len), _) in ranges {
+            if len > 0 {
+                low = low.min(start as usize);
+                high = high.max((start as usize).saturating_add(len));
+            }
+        }
+        Outputs {
+            ranges,
+            span: (low, high),
+        }
+    }
+
+    /// A call that writes one range while it reads.
+    pub(crate) fn only(range: (*const u8, usize), name: &'static str) -> Outputs {
+        let none = ((core::ptr::null(), 0), "");
+        Outputs::new([(range, name), none, none])
+    }
+
+    /// Refuses `bytes` bytes at `p` that overlap an output.
+    #[inline]
+    fn apart(&self, p: *const u8, bytes: usize) -> Result<(), Fault> {
+        let start = p as usize;
+        if start >= self.span.1 || start.saturating_add(bytes) <= self.span.0 {
+            return Ok(());
+        }
+        for ((output, len), name) in self.ranges {
+            if overlaps(p, bytes, output, len) {
+                return Err(Fault::new(hpa_status::Overlap, Detail::Overlap(name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// A reference from a pointer that must not be NULL.
+    ///
+    /// # Safety
+    ///
+    /// When `p` is not NULL it must point to a live `T` for `'a`.
+    pub(crate) unsafe fn reference<'a, T>(&self, p: *const T) -> Result<&'a T, Fault> {
+        if p.is_null() {
+            return Err(Fault::new(hpa_status::NullPointer, Detail::Null));
+        }
+        if !p.is_aligned() {
+            return Err(Fault::new(
+                hpa_status::Misaligned,
+                Detail::Misaligned(align_of::<T>()),
+            ));
+        }
+        self.apart(p.cast(), size_of::<T>())?;
+        // SAFETY: not NULL, aligned, apart from what the call writes, and live by the caller's
+        // contract.
+        Ok(unsafe { &*p })
+    }
+
+    /// An optional reference: NULL is `None`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Outputs::reference`].
+    pub(crate) unsafe fn optional<'a, T>(&self, p: *const T) -> Result<Option<&'a T>, Fault> {
+        if p.is_null() {
+            Ok(None)
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { self.reference(p) }.map(Some)
+        }
+    }
+
+    /// A slice from a pointer and a length; any pointer (NULL included) is fine for length 0.
+    ///
+    /// # Safety
+    ///
+    /// When `len > 0` and `p` is not NULL, `p` must point to `len` live `T`s for `'a`.
+    pub(crate) unsafe fn slice<'a, T>(&self, p: *const T, len: usize) -> Result<&'a [T], Fault> {
+        if len == 0 {
+            return Ok(&[]);
+        }
+        if p.is_null() {
+            return Err(Fault::new(hpa_status::NullPointer, Detail::NullArray(len)));
+        }
+        if !p.is_aligned() {
+            return Err(Fault::new(
+                hpa_status::Misaligned,
+                Detail::Misaligned(align_of::<T>()),
+            ));
+        }
+        let Some(bytes) = len
+            .checked_mul(size_of::<T>())
+            .filter(|bytes| isize::try_from(*bytes).is_ok())
+        else {
+            return Err(Fault::new(hpa_status::TooLarge, Detail::Overflow));
+        };
+        self.apart(p.cast(), bytes)?;
+        // SAFETY: not NULL, aligned, size within isize, apart from what the call writes, and
+        // live by the caller's contract.
+        Ok(unsafe { core::slice::from_raw_parts(p, len) })
+    }
+
+    /// A string from an `hpa_str`.
+    ///
+    /// # Safety
+    ///
+    /// When `s.len > 0` and `s.ptr` is not NULL, `s.ptr` must point to `s.len` live bytes for
+    /// `'a`.
+    #[inline]
+    pub(crate) unsafe fn string<'a>(&self, s: hpa_str) -> Result<&'a str, Fault> {
+        // SAFETY: forwarded contract (bytes have alignment 1).
+        let bytes = unsafe { self.slice(s.ptr.cast::<u8>(), s.len) }?;
+        core::str::from_utf8(bytes).map_err(|_| Fault::new(hpa_status::InvalidUtf8, Detail::Utf8))
+    }
+
+    /// An optional string: a NULL `ptr` (with length 0) is `None`; a non-NULL `ptr` with
+    /// length 0 is the empty string.
+    ///
+    /// # Safety
+    ///
+    /// As [`Outputs::string`].
+    pub(crate) unsafe fn optional_string<'a>(&self, s: hpa_str) -> Result<Option<&'a str>, Fault> {
+        if s.ptr.is_null() && s.len == 0 {
+            Ok(None)
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { self.string(s) }.map(Some)
+        }
+    }
+}
+
 /// A reference from a pointer that must not be NULL.
 ///
 /// # Safety
 ///
 /// When `p` is not NULL it must point to a live `T` for `'a`.
 pub(crate) unsafe fn reference<'a, T>(p: *const T) -> Result<&'a T, Fault> {
-    if p.is_null() {
-        return Err(Fault::new(hpa_status::NullPointer, Detail::Null));
-    }
-    if !p.is_aligned() {
-        return Err(Fault::new(
-            hpa_status::Misaligned,
-            Detail::Misaligned(align_of::<T>()),
-        ));
-    }
-    // SAFETY: not NULL, aligned, and live by the caller's contract.
-    Ok(unsafe { &*p })
-}
-
-/// An optional reference: NULL is `None`.
-///
-/// # Safety
-///
-/// As [`reference`].
-pub(crate) unsafe fn optional<'a, T>(p: *const T) -> Result<Option<&'a T>, Fault> {
-    if p.is_null() {
-        Ok(None)
-    } else {
-        // SAFETY: forwarded contract.
-        unsafe { reference(p) }.map(Some)
-    }
+    // SAFETY: forwarded contract.
+    unsafe { Outputs::NONE.reference(p) }
 }
 
 /// A slice from a pointer and a length; any pointer (NULL included) is fine for length 0.
@@ -64,26 +190,8 @@ pub(crate) unsafe fn optional<'a, T>(p: *const T) -> Result<Option<&'a T>, Fault
 ///
 /// When `len > 0` and `p` is not NULL, `p` must point to `len` live `T`s for `'a`.
 pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], Fault> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Fault::new(hpa_status::NullPointer, Detail::NullArray(len)));
-    }
-    if !p.is_aligned() {
-        return Err(Fault::new(
-            hpa_status::Misaligned,
-            Detail::Misaligned(align_of::<T>()),
-        ));
-    }
-    let fits = len
-        .checked_mul(size_of::<T>())
-        .is_some_and(|bytes| isize::try_from(bytes).is_ok());
-    if !fits {
-        return Err(Fault::new(hpa_status::TooLarge, Detail::Overflow));
-    }
-    // SAFETY: not NULL, aligned, size within isize, and live by the caller's contract.
-    Ok(unsafe { core::slice::from_raw_parts(p, len) })
+    // SAFETY: forwarded contract.
+    unsafe { Outputs::NONE.slice(p, len) }
 }
 
 /// A string from an `hpa_str`.
@@ -93,24 +201,8 @@ pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], Fa
 /// When `s.len > 0` and `s.ptr` is not NULL, `s.ptr` must point to `s.len` live bytes for
 /// `'a`.
 pub(crate) unsafe fn string<'a>(s: hpa_str) -> Result<&'a str, Fault> {
-    // SAFETY: forwarded contract (bytes have alignment 1).
-    let bytes = unsafe { slice(s.ptr.cast::<u8>(), s.len) }?;
-    core::str::from_utf8(bytes).map_err(|_| Fault::new(hpa_status::InvalidUtf8, Detail::Utf8))
-}
-
-/// An optional string: a NULL `ptr` (with length 0) is `None`; a non-NULL `ptr` with length 0
-/// is the empty string.
-///
-/// # Safety
-///
-/// As [`string`].
-pub(crate) unsafe fn optional_string<'a>(s: hpa_str) -> Result<Option<&'a str>, Fault> {
-    if s.ptr.is_null() && s.len == 0 {
-        Ok(None)
-    } else {
-        // SAFETY: forwarded contract.
-        unsafe { string(s) }.map(Some)
-    }
+    // SAFETY: forwarded contract.
+    unsafe { Outputs::NONE.string(s) }
 }
 
 /// A flag: 0 or 1.

@@ -8,7 +8,7 @@ use crate::config::{self, hpa_config, hpa_decimal, hpa_scaling_policy, hpa_setti
 use crate::enums::{self};
 use crate::error::{hpa_field_error, Refusal};
 use crate::quantity::write_out;
-use crate::raw;
+use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
 use crate::HPA_MAX_POLICIES;
 
@@ -127,7 +127,7 @@ unsafe fn resolve(
     let cfg = unsafe { raw::reference(config) }.map_err(|f| f.at("config"))?;
     let mut converted = config::Config::empty();
     // SAFETY: the caller's contract.
-    unsafe { config::convert(cfg, &mut converted) }?;
+    unsafe { config::convert(cfg, &mut converted, &Outputs::NONE) }?;
     let hpa = converted.validate()?;
     let settings = &converted.settings;
     let tolerances = hpa::autoscaler::tolerances(&hpa, settings);

@@ -39,7 +39,8 @@ pub enum hpa_status {
     /// or infinite).
     OutOfRange = 1009,
     /// A list is longer than this library supports (`HPA_MAX_POLICIES` policies per
-    /// direction), or a size computation overflowed.
+    /// direction; a snapshot's history longer than this library's autoscaler holds), or a size
+    /// computation overflowed.
     TooLarge = 1010,
     /// The HPA spec fails Kubernetes' API validation (`hpa_config_validate` tells the field
     /// and Kubernetes' message).
@@ -57,6 +58,12 @@ pub enum hpa_status {
     /// bit flip): its fingerprint does not match. Nothing was read from it; restore a saved
     /// snapshot or initialize it again.
     CorruptState = 3003,
+    /// A snapshot is damaged, truncated, padded or inconsistent: not what
+    /// `hpa_autoscaler_save` wrote (`hpa_snapshot_check` tells what is wrong).
+    InvalidSnapshot = 3004,
+    /// A snapshot's format version is one this library does not read (written by a newer
+    /// library).
+    SnapshotVersion = 3005,
     /// A quantity text is empty or does not match Kubernetes' quantity syntax.
     QuantityFormat = 4000,
     /// A quantity text has an unknown suffix.
@@ -93,6 +100,10 @@ impl hpa_status {
             hpa_status::CorruptState => {
                 c"the autoscaler storage was changed outside the library (fingerprint mismatch)"
             }
+            hpa_status::InvalidSnapshot => c"the snapshot is damaged, truncated or inconsistent",
+            hpa_status::SnapshotVersion => {
+                c"the snapshot's format version is not supported by this library"
+            }
             hpa_status::QuantityFormat => {
                 c"quantities must match the regular expression \
                  '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -113,7 +124,7 @@ impl hpa_status {
 
 /// Every status, in numeric order.
 #[cfg(test)]
-pub const ALL_STATUSES: [hpa_status; 21] = [
+pub const ALL_STATUSES: [hpa_status; 23] = [
     hpa_status::Ok,
     hpa_status::NullPointer,
     hpa_status::Misaligned,
@@ -132,6 +143,8 @@ pub const ALL_STATUSES: [hpa_status; 21] = [
     hpa_status::WrongValuesKind,
     hpa_status::NoPendingRescale,
     hpa_status::CorruptState,
+    hpa_status::InvalidSnapshot,
+    hpa_status::SnapshotVersion,
     hpa_status::QuantityFormat,
     hpa_status::QuantitySuffix,
     hpa_status::QuantityExponent,

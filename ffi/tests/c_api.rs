@@ -1,4 +1,5 @@
-//! The C API from C and C++: `tests/c/api_test.c` (every function, every status), the
+//! The C API from C and C++: `tests/c/api_test.c` with `snapshot_test.c` and
+//! `overlap_test.c` (every function, every status), the
 //! examples (`examples/c/worker_pool.c`, `examples/cpp/autoscaler.cpp`) against their expected
 //! output, and the README's C example, each built against `libhpa.a` with the system compiler
 //! and run plainly, with AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind.
@@ -16,20 +17,26 @@ fn root_path(p: &str) -> std::path::PathBuf {
     support::root().join(p)
 }
 
-/// Builds `tests/c/api_test.c` as `exe` and runs it with `args` under every mode; asserts
-/// that no check failed and returns the number of checks of each run.
-fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
-    c_test("api_test", exe, args)
+/// The C API test's sources: `api_test.c` holds `main` and runs the others' tests.
+fn api_test_sources() -> Vec<std::path::PathBuf> {
+    ["api_test.c", "snapshot_test.c", "overlap_test.c"]
+        .iter()
+        .map(|f| root_path(&format!("ffi/tests/c/{f}")))
+        .collect()
 }
 
-/// Builds `tests/c/<test>.c` as `exe` and runs it with `args` under every mode; its last line
-/// is `<test>: N checks passed, 0 failed`. Returns N of each run.
-fn c_test(test: &str, exe: &str, args: &[&str]) -> Vec<usize> {
+/// Builds the C API test as `exe` and runs it with `args` under every mode; asserts
+/// that no check failed and returns the number of checks of each run.
+fn api_test(exe: &str, args: &[&str]) -> Vec<usize> {
+    c_test("api_test", &api_test_sources(), exe, args)
+}
+
+/// Builds `sources` as `exe` and runs it with `args` under every mode; its last line is
+/// `<test>: N checks passed, 0 failed`. Returns N of each run.
+fn c_test(test: &str, sources: &[std::path::PathBuf], exe: &str, args: &[&str]) -> Vec<usize> {
     let mut counts = Vec::new();
-    let source = root_path(&format!("ffi/tests/c/{test}.c"));
     for mode in Mode::ALL {
-        let Some(run) = support::run(exe, Lang::C, std::slice::from_ref(&source), mode, args)
-        else {
+        let Some(run) = support::run(exe, Lang::C, sources, mode, args) else {
             continue;
         };
         let last = run.stdout.lines().last().unwrap_or("");
@@ -54,7 +61,8 @@ fn api_test_passes_plain_sanitized_and_under_valgrind() {
 /// the undamaged state; never a crash, under every mode.
 #[test]
 fn damaged_storage_is_refused_plain_sanitized_and_under_valgrind() {
-    for checks in c_test("corrupt_test", "corrupt_test", &[]) {
+    let source = root_path("ffi/tests/c/corrupt_test.c");
+    for checks in c_test("corrupt_test", &[source], "corrupt_test", &[]) {
         assert!(checks > 20_000, "{checks} checks");
     }
 }
@@ -83,12 +91,7 @@ fn c_readings_report_negative_values_and_the_overflow_guard() {
 
 #[test]
 fn no_panic_path_is_linked_into_the_c_test_binary() {
-    let exe = support::compile(
-        "api_test",
-        Lang::C,
-        &[root_path("ffi/tests/c/api_test.c")],
-        Mode::Plain,
-    );
+    let exe = support::compile("api_test", Lang::C, &api_test_sources(), Mode::Plain);
     let found = support::panic_symbols(&exe);
     assert!(
         found.is_empty(),

@@ -175,7 +175,8 @@ fn header_compiles_as_c99_c11_and_cpp11_without_warnings() {
     let c = "#include \"hpa.h\"\n#include \"hpa.h\"\n\
              static const hpa_str name = HPA_STR(\"cpu\");\n\
              static unsigned char workspace[HPA_WORKSPACE_BYTES(4)];\n\
-             int main(void) { return (int)(name.len + sizeof workspace + sizeof(hpa_decision)) == 0; }\n";
+             static unsigned char snapshot[HPA_SNAPSHOT_MAX_BYTES];\n\
+             int main(void) { return (int)(name.len + sizeof workspace + sizeof snapshot + sizeof(hpa_decision)) == 0; }\n";
     syntax_check("cc", "-std=c99", "c", c);
     syntax_check("cc", "-std=c11", "c", c);
     syntax_check("cc", "-std=c17", "c", c);
@@ -265,6 +266,9 @@ fn every_item_of_the_header_is_documented() {
     for f in [
         "hpa_autoscaler_init",
         "hpa_autoscaler_evaluate",
+        "hpa_autoscaler_save",
+        "hpa_autoscaler_restore",
+        "hpa_snapshot_check",
         "hpa_config_validate",
         "hpa_observation_check",
         "hpa_quantity_parse",

@@ -6,136 +6,17 @@
 //! `hpa_config_validate` and `hpa_observation_check` must refuse with the status the
 //! evaluation refuses with. Also: the workspace size `hpa_observation_check` reports is exact.
 
-use std::ffi::c_char;
-use std::mem::MaybeUninit;
+mod world;
+
 use std::ptr;
 
 use hpa_ffi::*;
 use testkit::Rng;
-
-fn s(text: &'static str) -> hpa_str {
-    hpa_str {
-        ptr: text.as_ptr().cast::<c_char>(),
-        len: text.len(),
-    }
-}
+use world::{bytes, new_autoscaler, zeroed, World};
 
 const BAD_UTF8: &[u8] = b"\xC3(";
 
-/// A valid world: a CPU metric, a Pods metric and an External metric, `n` pods. Every array
-/// has one spare element so that a length one too long still reads inside the allocation.
-struct World {
-    metrics: Vec<hpa_metric>,
-    policies: Vec<hpa_scaling_policy>,
-    up: Box<hpa_scaling_rules>,
-    behavior: Box<hpa_behavior>,
-    settings: Box<hpa_settings>,
-    config: hpa_config,
-    requests: Vec<hpa_resource_request>,
-    containers: Vec<hpa_container>,
-    pods: Vec<hpa_pod>,
-    cpu: Vec<hpa_sample>,
-    qps: Vec<hpa_sample>,
-    series: Vec<i64>,
-    values: Vec<hpa_metric_values>,
-    obs: hpa_observation,
-}
-
-fn zeroed<T>() -> T {
-    // SAFETY: only used for the C structs here, for which all-zero bytes are valid.
-    unsafe { MaybeUninit::<T>::zeroed().assume_init() }
-}
-
 impl World {
-    fn new(n: usize, rng: &mut Rng) -> Box<World> {
-        let mut w = Box::new(World {
-            metrics: vec![zeroed(); 4],
-            policies: vec![
-                hpa_scaling_policy {
-                    r#type: hpa_policy_type::Pods as u32,
-                    value: 4,
-                    period_seconds: 15,
-                };
-                2
-            ],
-            up: Box::new(zeroed()),
-            behavior: Box::new(zeroed()),
-            settings: Box::new(zeroed()),
-            config: zeroed(),
-            requests: vec![
-                hpa_resource_request {
-                    resource: s("cpu"),
-                    milli: 500,
-                };
-                2
-            ],
-            containers: vec![zeroed(); 2],
-            pods: vec![zeroed(); n + 1],
-            cpu: vec![zeroed(); n + 1],
-            qps: vec![zeroed(); n + 1],
-            series: vec![40_000, 2_000],
-            values: vec![zeroed(); 4],
-            obs: zeroed(),
-        });
-        w.metrics[0].r#type = hpa_metric_source_type::Resource as u32;
-        w.metrics[0].name = s("cpu");
-        w.metrics[0].target.r#type = hpa_metric_target_type::Utilization as u32;
-        w.metrics[0].target.average_utilization = 60;
-        w.metrics[1].r#type = hpa_metric_source_type::Pods as u32;
-        w.metrics[1].name = s("qps");
-        w.metrics[1].target.r#type = hpa_metric_target_type::AverageValue as u32;
-        w.metrics[1].target.average_value_milli = 10_000;
-        w.metrics[2].r#type = hpa_metric_source_type::External as u32;
-        w.metrics[2].name = s("queue");
-        w.metrics[2].target.r#type = hpa_metric_target_type::Value as u32;
-        w.metrics[2].target.value_milli = 20_000;
-        w.up.policies = w.policies.as_ptr();
-        w.up.policies_len = 1;
-        w.behavior.scale_up = &*w.up;
-        // SAFETY: a valid pointer to writable settings.
-        assert_eq!(
-            unsafe { hpa_settings_default(&mut *w.settings) },
-            hpa_status::Ok
-        );
-        w.config.max_replicas = 30;
-        w.config.metrics = w.metrics.as_ptr();
-        w.config.metrics_len = 3;
-        w.config.behavior = &*w.behavior;
-        w.config.settings = &*w.settings;
-        w.containers[0].name = s("app");
-        w.containers[0].requests = w.requests.as_ptr();
-        w.containers[0].requests_len = 1;
-        for i in 0..n {
-            let p = &mut w.pods[i];
-            p.name = s("pod");
-            p.ready = hpa_ready::True as u32;
-            p.has_start_time = 1;
-            p.start_time_ms = -600_000;
-            p.containers = w.containers.as_ptr();
-            p.containers_len = 1;
-            w.cpu[i].present = u32::from(rng.below(8) != 0);
-            w.cpu[i].milli = 100 + rng.below(800) as i64;
-            w.qps[i].present = 1;
-            w.qps[i].milli = rng.below(30_000) as i64;
-        }
-        w.values[0].kind = hpa_values_kind::Samples as u32;
-        w.values[0].samples = w.cpu.as_ptr();
-        w.values[0].samples_len = n;
-        w.values[1].kind = hpa_values_kind::Samples as u32;
-        w.values[1].samples = w.qps.as_ptr();
-        w.values[1].samples_len = n;
-        w.values[2].kind = hpa_values_kind::External as u32;
-        w.values[2].values_milli = w.series.as_ptr();
-        w.values[2].values_len = 1;
-        w.obs.now_ms = 60_000;
-        w.obs.replicas = n.max(1) as i32;
-        w.obs.pods = w.pods.as_ptr();
-        w.obs.pods_len = n;
-        w.obs.metrics = w.values.as_ptr();
-        w.obs.metrics_len = 3;
-        w
-    }
-
     /// Breaks one field; returns its name.
     fn break_one(&mut self, rng: &mut Rng) -> &'static str {
         let garbage = |rng: &mut Rng| match rng.below(3) {
@@ -289,12 +170,6 @@ impl World {
             }
         }
     }
-}
-
-fn bytes<T>(v: &T) -> Vec<u8> {
-    // SAFETY: reading the bytes of a live value.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-        .to_vec()
 }
 
 #[test]
@@ -463,6 +338,78 @@ fn the_reported_workspace_size_is_exact() {
                     hpa_status::Ok
                 );
             }
+        }
+    }
+}
+
+/// An evaluation whose workspace holds any array it reads, or whose decision holds a string
+/// it reads, is refused with `HPA_STATUS_OVERLAP`, the autoscaler and the decision unchanged
+/// (writing the workspace would change the inputs under the conversion).
+#[test]
+fn outputs_over_any_input_are_refused() {
+    /// A copy of `src` inside the workspace, at the middle.
+    unsafe fn place<T>(workspace: &mut [u64], src: *const T, n: usize) -> *mut T {
+        let p = workspace
+            .as_mut_ptr()
+            .wrapping_add(workspace.len() / 2)
+            .cast::<T>();
+        // SAFETY: `n` values fit in the workspace's second half (the cases below are small).
+        unsafe { p.copy_from_nonoverlapping(src, n) };
+        p
+    }
+    let mut rng = Rng::new(11);
+    let mut autoscaler = new_autoscaler();
+    let mut decision: Box<hpa_decision> = Box::new(zeroed());
+    let mut workspace = vec![0u64; 1 << 13];
+    // SAFETY (whole test): every pointer passed points into live buffers at least as long as
+    // the lengths passed.
+    unsafe {
+        for case in 0..15 {
+            let mut w = World::new(5, &mut rng);
+            w.obs.now_ms = 60_000 + case * 15_000;
+            let ws = &mut workspace[..];
+            match case {
+                0 => w.obs.pods = place(ws, w.obs.pods, 5),
+                1 => w.values[0].samples = place(ws, w.values[0].samples, 5),
+                2 => w.values[1].samples = place(ws, w.values[1].samples, 5),
+                3 => w.values[2].values_milli = place(ws, w.values[2].values_milli, 1),
+                4 => w.obs.metrics = place(ws, w.obs.metrics, 3),
+                5 => {
+                    let p = place(ws, w.containers.as_ptr(), 1);
+                    for pod in &mut w.pods {
+                        pod.containers = p;
+                    }
+                }
+                6 => w.containers[0].requests = place(ws, w.containers[0].requests, 1),
+                7 => w.config.metrics = place(ws, w.config.metrics, 3),
+                8 => w.up.policies = place(ws, w.up.policies, 1),
+                9 => w.behavior.scale_up = place(ws, w.behavior.scale_up, 1),
+                10 => w.config.behavior = place(ws, w.config.behavior, 1),
+                11 => w.config.settings = place(ws, w.config.settings, 1),
+                12 => w.pods[4].name.ptr = place(ws, w.pods[4].name.ptr, 3),
+                13 => w.metrics[1].name.ptr = place(ws, w.metrics[1].name.ptr, 3),
+                _ => {}
+            }
+            let decision_out: *mut hpa_decision = &mut *decision;
+            if case == 14 {
+                // A pod's name inside the decision.
+                let reason = ptr::addr_of_mut!((*decision_out).reason).cast::<u8>();
+                reason.copy_from_nonoverlapping(b"pod".as_ptr(), 3);
+                w.pods[0].name.ptr = reason.cast();
+            }
+            let state_before = bytes(&*autoscaler);
+            let decision_before = bytes(&*decision_out);
+            let status = hpa_autoscaler_evaluate(
+                &mut *autoscaler,
+                &w.config,
+                &w.obs,
+                workspace.as_mut_ptr().cast(),
+                workspace.len() * 8,
+                decision_out,
+            );
+            assert_eq!(status, hpa_status::Overlap, "case {case}");
+            assert_eq!(bytes(&*autoscaler), state_before, "case {case}");
+            assert_eq!(bytes(&*decision_out), decision_before, "case {case}");
         }
     }
 }

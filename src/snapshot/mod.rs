@@ -444,7 +444,10 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         self.write(&mut w, now.millis(), reference, annex)?;
         let crc = crc32(out.get(..needed.saturating_sub(CRC_BYTES)).unwrap_or(&[]));
         if let Some(tail) = out.get_mut(needed.saturating_sub(CRC_BYTES)..) {
-            tail.copy_from_slice(&crc.to_le_bytes());
+            // Not `copy_from_slice`: its length-mismatch panic would be linked.
+            for (d, s) in tail.iter_mut().zip(crc.to_le_bytes()) {
+                *d = s;
+            }
         }
         Ok(needed)
     }

@@ -69,7 +69,11 @@ impl<'b> Writer<'b> {
     pub(super) fn bytes(&mut self, bs: &[u8]) {
         let end = self.len.saturating_add(bs.len());
         if let Some(dst) = self.out.get_mut(self.len..end) {
-            dst.copy_from_slice(bs);
+            // Byte by byte: `end` saturates, so the lengths are not provably equal, and
+            // `copy_from_slice` would link its length-mismatch panic.
+            for (d, s) in dst.iter_mut().zip(bs) {
+                *d = *s;
+            }
         }
         self.len = end;
     }

@@ -1,7 +1,8 @@
 /*
  * The C API, exercised from C: every exported function, every status code, and the rule
  * that a refused call changes nothing. Run by ffi/tests/c_api.rs plainly, with
- * AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind.
+ * AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind. This file holds main and
+ * the shared helpers (api_test.h); snapshot_test.c and overlap_test.c hold more tests.
  */
 #include <limits.h>
 #include <math.h>
@@ -9,63 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpa.h"
+#include "api_test.h"
 
-static int passed;
-static int failed;
+int passed;
+int failed;
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (cond) {                                                                        \
-      passed++;                                                                        \
-    } else {                                                                           \
-      failed++;                                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);         \
-    }                                                                                  \
-  } while (0)
-
-#define CHECK_STATUS(expr, want)                                                       \
-  do {                                                                                 \
-    hpa_status got_ = (expr);                                                          \
-    if (got_ == (hpa_status)(want)) {                                                  \
-      passed++;                                                                        \
-    } else {                                                                           \
-      failed++;                                                                        \
-      fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u (%s)\n", __FILE__,       \
-              __LINE__, #expr, (unsigned)got_, hpa_status_str(got_), (unsigned)(want), \
-              hpa_status_str(want));                                                   \
-    }                                                                                  \
-  } while (0)
-
-#define CHECK_STR(got, want)                                                           \
-  do {                                                                                 \
-    const char *g_ = (got);                                                            \
-    const char *w_ = (want);                                                           \
-    if (g_ != NULL && strcmp(g_, w_) == 0) {                                           \
-      passed++;                                                                        \
-    } else {                                                                           \
-      failed++;                                                                        \
-      fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__,     \
-              #got, g_ ? g_ : "(null)", w_);                                           \
-    }                                                                                  \
-  } while (0)
-
-static hpa_str S(const char *s) {
+hpa_str S(const char *s) {
   hpa_str r;
   r.ptr = s;
   r.len = strlen(s);
   return r;
 }
 
-/* One autoscaler, a decision and a workspace per test, in static storage. */
-static hpa_autoscaler g_autoscaler;
-static hpa_decision g_decision;
-static hpa_field_error g_error;
-static unsigned char g_workspace[1 << 16];
+hpa_autoscaler g_autoscaler;
+hpa_decision g_decision;
+hpa_field_error g_error;
+unsigned char g_workspace[1 << 16];
 
 /* ---- a standard configuration and observation: 4 web pods, CPU at 60 % ---------------- */
 
-static hpa_metric cpu_metric(int32_t percent) {
+hpa_metric cpu_metric(int32_t percent) {
   hpa_metric m;
   memset(&m, 0, sizeof m);
   m.type = HPA_METRIC_SOURCE_TYPE_RESOURCE;
@@ -75,7 +39,7 @@ static hpa_metric cpu_metric(int32_t percent) {
   return m;
 }
 
-static hpa_config config_with(const hpa_metric *metrics, size_t n, int32_t max) {
+hpa_config config_with(const hpa_metric *metrics, size_t n, int32_t max) {
   hpa_config c;
   memset(&c, 0, sizeof c);
   c.max_replicas = max;
@@ -86,11 +50,11 @@ static hpa_config config_with(const hpa_metric *metrics, size_t n, int32_t max) 
 
 static const hpa_resource_request k_requests[] = {{HPA_STR("cpu"), 500},
                                                   {HPA_STR("memory"), 268435456000LL}};
-static hpa_container k_container;
-static hpa_pod g_pods[16];
-static hpa_sample g_samples[16];
+hpa_container k_container;
+hpa_pod g_pods[16];
+hpa_sample g_samples[16];
 
-static void make_pods(size_t n, int64_t cpu_milli) {
+void make_pods(size_t n, int64_t cpu_milli) {
   size_t i;
   memset(&k_container, 0, sizeof k_container);
   k_container.name = S("app");
@@ -112,7 +76,7 @@ static void make_pods(size_t n, int64_t cpu_milli) {
   }
 }
 
-static hpa_metric_values samples_values(size_t n) {
+hpa_metric_values samples_values(size_t n) {
   hpa_metric_values v;
   memset(&v, 0, sizeof v);
   v.kind = HPA_VALUES_KIND_SAMPLES;
@@ -121,8 +85,8 @@ static hpa_metric_values samples_values(size_t n) {
   return v;
 }
 
-static hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
-                                   const hpa_metric_values *values, size_t n) {
+hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
+                            const hpa_metric_values *values, size_t n) {
   hpa_observation o;
   memset(&o, 0, sizeof o);
   o.now_ms = now;
@@ -134,9 +98,19 @@ static hpa_observation observation(int64_t now, int32_t replicas, size_t pods,
   return o;
 }
 
-static void init(hpa_autoscaler *a) { CHECK_STATUS(hpa_autoscaler_init(a, sizeof *a), HPA_STATUS_OK); }
+void scale_up_with(hpa_config *c, hpa_behavior *b, hpa_scaling_rules *up,
+                   const hpa_scaling_policy *policy) {
+  memset(b, 0, sizeof *b);
+  memset(up, 0, sizeof *up);
+  up->policies = policy;
+  up->policies_len = 1;
+  b->scale_up = up;
+  c->behavior = b;
+}
 
-static hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o) {
+void init(hpa_autoscaler *a) { CHECK_STATUS(hpa_autoscaler_init(a, sizeof *a), HPA_STATUS_OK); }
+
+hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o) {
   return hpa_autoscaler_evaluate(a, c, o, g_workspace, sizeof g_workspace, &g_decision);
 }
 
@@ -159,8 +133,9 @@ static void test_strings(void) {
       HPA_STATUS_LENGTH_MISMATCH, HPA_STATUS_INVALID_ENUM,   HPA_STATUS_INVALID_FLAG,
       HPA_STATUS_INVALID_UTF8, HPA_STATUS_OUT_OF_RANGE,      HPA_STATUS_TOO_LARGE,
       HPA_STATUS_INVALID_SPEC, HPA_STATUS_INVALID_SETTINGS,  HPA_STATUS_TIME_WENT_BACKWARDS,
-      HPA_STATUS_WRONG_VALUES_KIND, HPA_STATUS_NO_PENDING_RESCALE, HPA_STATUS_QUANTITY_FORMAT,
-      HPA_STATUS_QUANTITY_SUFFIX, HPA_STATUS_QUANTITY_EXPONENT};
+      HPA_STATUS_WRONG_VALUES_KIND, HPA_STATUS_NO_PENDING_RESCALE, HPA_STATUS_INVALID_SNAPSHOT,
+      HPA_STATUS_SNAPSHOT_VERSION, HPA_STATUS_QUANTITY_FORMAT, HPA_STATUS_QUANTITY_SUFFIX,
+      HPA_STATUS_QUANTITY_EXPONENT};
   size_t i, j, n = sizeof statuses / sizeof statuses[0];
   for (i = 0; i < n; i++) {
     const char *s = hpa_status_str(statuses[i]);
@@ -986,12 +961,7 @@ static void test_behavior_and_zero(void) {
   m.target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
   m.target.average_value_milli = 10000;
   c = config_with(&m, 1, 20);
-  memset(&b, 0, sizeof b);
-  memset(&up, 0, sizeof up);
-  up.policies = &pol;
-  up.policies_len = 1;
-  b.scale_up = &up;
-  c.behavior = &b;
+  scale_up_with(&c, &b, &up, &pol);
   memset(&v, 0, sizeof v);
   v.kind = HPA_VALUES_KIND_EXTERNAL;
   v.values_milli = queue;
@@ -1148,6 +1118,10 @@ static const struct {
     {"behavior_and_zero", test_behavior_and_zero},
     {"quantities", test_quantities},
     {"many_autoscalers", test_many_autoscalers},
+    {"input_overlap", test_input_overlap},
+    {"snapshot_round_trip", test_snapshot_round_trip},
+    {"snapshot_damage", test_snapshot_damage},
+    {"snapshot_arguments", test_snapshot_arguments},
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,149 @@
+//! A valid configuration and observation built from Rust through the C structs, shared by the
+//! tests that call the `extern "C"` functions directly (robustness.rs, snapshot.rs).
+#![allow(dead_code)]
+
+use std::ffi::c_char;
+use std::mem::MaybeUninit;
+
+use hpa_ffi::*;
+use testkit::Rng;
+
+/// An `hpa_str` of a static text.
+pub fn s(text: &'static str) -> hpa_str {
+    hpa_str {
+        ptr: text.as_ptr().cast::<c_char>(),
+        len: text.len(),
+    }
+}
+
+/// A valid world: a CPU metric, a Pods metric and an External metric, `n` pods. Every array
+/// has one spare element so that a length one too long still reads inside the allocation.
+pub struct World {
+    pub metrics: Vec<hpa_metric>,
+    pub policies: Vec<hpa_scaling_policy>,
+    pub up: Box<hpa_scaling_rules>,
+    pub behavior: Box<hpa_behavior>,
+    pub settings: Box<hpa_settings>,
+    pub config: hpa_config,
+    pub requests: Vec<hpa_resource_request>,
+    pub containers: Vec<hpa_container>,
+    pub pods: Vec<hpa_pod>,
+    pub cpu: Vec<hpa_sample>,
+    pub qps: Vec<hpa_sample>,
+    pub series: Vec<i64>,
+    pub values: Vec<hpa_metric_values>,
+    pub obs: hpa_observation,
+}
+
+/// A new autoscaler in its own storage.
+pub fn new_autoscaler() -> Box<hpa_autoscaler> {
+    let mut a: Box<hpa_autoscaler> = Box::new(zeroed());
+    // SAFETY: writable storage of the right size.
+    let status = unsafe { hpa_autoscaler_init(&mut *a, std::mem::size_of::<hpa_autoscaler>()) };
+    assert_eq!(status, hpa_status::Ok);
+    a
+}
+
+/// A zeroed value of a C struct.
+pub fn zeroed<T>() -> T {
+    // SAFETY: only used for the C structs here, for which all-zero bytes are valid.
+    unsafe { MaybeUninit::<T>::zeroed().assume_init() }
+}
+
+impl World {
+    pub fn new(n: usize, rng: &mut Rng) -> Box<World> {
+        let mut w = Box::new(World {
+            metrics: vec![zeroed(); 4],
+            policies: vec![
+                hpa_scaling_policy {
+                    r#type: hpa_policy_type::Pods as u32,
+                    value: 4,
+                    period_seconds: 15,
+                };
+                2
+            ],
+            up: Box::new(zeroed()),
+            behavior: Box::new(zeroed()),
+            settings: Box::new(zeroed()),
+            config: zeroed(),
+            requests: vec![
+                hpa_resource_request {
+                    resource: s("cpu"),
+                    milli: 500,
+                };
+                2
+            ],
+            containers: vec![zeroed(); 2],
+            pods: vec![zeroed(); n + 1],
+            cpu: vec![zeroed(); n + 1],
+            qps: vec![zeroed(); n + 1],
+            series: vec![40_000, 2_000],
+            values: vec![zeroed(); 4],
+            obs: zeroed(),
+        });
+        w.metrics[0].r#type = hpa_metric_source_type::Resource as u32;
+        w.metrics[0].name = s("cpu");
+        w.metrics[0].target.r#type = hpa_metric_target_type::Utilization as u32;
+        w.metrics[0].target.average_utilization = 60;
+        w.metrics[1].r#type = hpa_metric_source_type::Pods as u32;
+        w.metrics[1].name = s("qps");
+        w.metrics[1].target.r#type = hpa_metric_target_type::AverageValue as u32;
+        w.metrics[1].target.average_value_milli = 10_000;
+        w.metrics[2].r#type = hpa_metric_source_type::External as u32;
+        w.metrics[2].name = s("queue");
+        w.metrics[2].target.r#type = hpa_metric_target_type::Value as u32;
+        w.metrics[2].target.value_milli = 20_000;
+        w.up.policies = w.policies.as_ptr();
+        w.up.policies_len = 1;
+        w.behavior.scale_up = &*w.up;
+        // SAFETY: a valid pointer to writable settings.
+        assert_eq!(
+            unsafe { hpa_settings_default(&mut *w.settings) },
+            hpa_status::Ok
+        );
+        w.config.max_replicas = 30;
+        w.config.metrics = w.metrics.as_ptr();
+        w.config.metrics_len = 3;
+        w.config.behavior = &*w.behavior;
+        w.config.settings = &*w.settings;
+        w.containers[0].name = s("app");
+        w.containers[0].requests = w.requests.as_ptr();
+        w.containers[0].requests_len = 1;
+        for i in 0..n {
+            let p = &mut w.pods[i];
+            p.name = s("pod");
+            p.ready = hpa_ready::True as u32;
+            p.has_start_time = 1;
+            p.start_time_ms = -600_000;
+            p.containers = w.containers.as_ptr();
+            p.containers_len = 1;
+            w.cpu[i].present = u32::from(rng.below(8) != 0);
+            w.cpu[i].milli = 100 + rng.below(800) as i64;
+            w.qps[i].present = 1;
+            w.qps[i].milli = rng.below(30_000) as i64;
+        }
+        w.values[0].kind = hpa_values_kind::Samples as u32;
+        w.values[0].samples = w.cpu.as_ptr();
+        w.values[0].samples_len = n;
+        w.values[1].kind = hpa_values_kind::Samples as u32;
+        w.values[1].samples = w.qps.as_ptr();
+        w.values[1].samples_len = n;
+        w.values[2].kind = hpa_values_kind::External as u32;
+        w.values[2].values_milli = w.series.as_ptr();
+        w.values[2].values_len = 1;
+        w.obs.now_ms = 60_000;
+        w.obs.replicas = n.max(1) as i32;
+        w.obs.pods = w.pods.as_ptr();
+        w.obs.pods_len = n;
+        w.obs.metrics = w.values.as_ptr();
+        w.obs.metrics_len = 3;
+        w
+    }
+}
+
+/// The bytes of a value (an autoscaler, a decision), to compare.
+pub fn bytes<T>(v: &T) -> Vec<u8> {
+    // SAFETY: reading the bytes of a live value.
+    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+        .to_vec()
+}
