@@ -249,8 +249,9 @@ impl<const N: usize> Ring<N> {
     fn set_parts(&mut self, parts: &RingParts<'_>, back: Option<i64>) {
         let len = parts.live.len();
         self.bytes = [0; N];
-        if let Some(dst) = self.bytes.get_mut(..len) {
-            dst.copy_from_slice(parts.live);
+        // Not `copy_from_slice`: at opt-level "z" its out-of-line length check links a panic.
+        for (d, &b) in self.bytes.iter_mut().zip(parts.live) {
+            *d = b;
         }
         self.region = Region {
             front: back.map_or(0, |_| parts.front),
