@@ -227,9 +227,9 @@ fn validated<'a>(spec: &'a HpaSpec<'a>, settings: &Settings) -> Option<Hpa<'a>> 
 /// Replays a trace's steps from `r` into the state, with a [`reboot`] after the evaluation of
 /// the middle step (before its rescale report, so that a pending rescale is saved too) that
 /// restores on a clock `shift` ms from the saved one; the later steps' instants move by
-/// `shift` too. Their decisions are then those of an uninterrupted replay at instants moved
-/// by `shift` (docs/spec/snapshot.md#time, rule 5), which the digest folds moved back: every
-/// shift gives the uninterrupted replay's digest. A failure is reported after the last step,
+/// `shift` too. While no history entry is folded (docs/spec/snapshot.md#time), the decisions
+/// are then those of an uninterrupted replay at instants moved by `shift`, which the digest
+/// folds moved back: every shift gives the uninterrupted replay's digest. A failure is reported after the last step,
 /// so that `r` always ends after the trace.
 fn replay(
     r: &mut Reader,
