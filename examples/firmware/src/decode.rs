@@ -60,16 +60,30 @@ pub static TRACES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/traces.bin"
 pub static CASES_DATA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cases.bin"));
 
 /// A cursor over one of the blobs. Every read returns `None` past the end or on a malformed
-/// value; the caller reports a decode error.
+/// value; the caller reports a decode error. A clone reads the same data again from where the
+/// original was.
+#[derive(Clone)]
 pub struct Reader {
     data: &'static [u8],
     pos: usize,
+    /// Added to every instant read: the offset of a clock that restarted (see `main.rs`,
+    /// `reboot`), 0 otherwise.
+    clock_offset: i64,
 }
 
 impl Reader {
     /// A reader at the start of `data`.
     pub const fn new(data: &'static [u8]) -> Reader {
-        Reader { data, pos: 0 }
+        Reader {
+            data,
+            pos: 0,
+            clock_offset: 0,
+        }
+    }
+
+    /// Moves every instant read from now on by `offset` milliseconds.
+    pub fn set_clock_offset(&mut self, offset: i64) {
+        self.clock_offset = offset;
     }
 
     /// One byte.
@@ -149,13 +163,17 @@ impl Reader {
         })
     }
 
-    /// An instant.
+    /// An instant, moved by the clock offset.
     pub fn instant(&mut self) -> Option<Instant> {
-        Some(Instant(self.i64()?))
+        Some(Instant(self.i64()?.checked_add(self.clock_offset)?))
     }
 
     fn opt_instant(&mut self) -> Option<Option<Instant>> {
-        Some(self.opt_i64()?.map(Instant))
+        Some(if self.flag()? {
+            Some(self.instant()?)
+        } else {
+            None
+        })
     }
 
     /// A duration.

@@ -2,12 +2,18 @@
 //! replica calculator conformance cases on a Cortex-M0 (QEMU `microbit`, semihosting), from the
 //! binary form `build.rs` stored in flash.
 //!
-//! Prints one line `digest <trace-name> <hex>` per trace (the same digest `hpa replay --digest`
-//! prints on the host), `stack <bytes>` (the deepest stack one evaluation used, measured by
-//! painting the stack), then `conformance: N passed, M failed`, and exits with status 0 only
-//! when every trace replayed and every case passed. No `core::fmt` is linked: numbers are
-//! printed by hand, so the image has no formatting machinery and no panic path (the panic
-//! handler calls an undefined symbol: a reachable panic fails the link).
+//! Each trace is replayed twice, each time with a reboot half-way through: the state is saved
+//! into a flash page, the autoscaler reset to `Autoscaler::new()` and restored from the page.
+//! The first replay restores on the same clock and prints `digest <trace-name> <hex>` (the
+//! same digest `hpa replay --digest` prints on the host for an uninterrupted replay); the
+//! second restores on a clock that restarted and prints `digest-shifted <trace-name> <hex>`,
+//! which must be the same. Then one line `snapshot <trace-name>: ...` gives the snapshot's
+//! length at the reboot and after the last step. Then `stack <bytes>` lines (the deepest stack
+//! one evaluation, one save and one restore used, measured by painting the stack), then
+//! `conformance: N passed, M failed`, and the program exits with status 0 only when every
+//! trace replayed and every case passed. No `core::fmt` is linked: numbers are printed by
+//! hand, so the image has no formatting machinery and no panic path (the panic handler calls
+//! an undefined symbol: a reachable panic fails the link).
 #![no_std]
 #![no_main]
 
@@ -26,7 +32,9 @@ use hpa::metrics::{
     evaluate_metric, group_pod, pod_request, CalcContext, MetricOutcome, PodGroup, Readiness,
     RequestError, Tolerances,
 };
-use hpa::{Autoscaler, Hpa, Sample};
+use hpa::settings::Settings;
+use hpa::time::Instant;
+use hpa::{Autoscaler, Hpa, HpaSpec, Sample};
 
 use decode::{Reader, SpecPools, CASES_DATA, TRACES};
 
@@ -43,10 +51,25 @@ fn panic(_: &PanicInfo) -> ! {
 /// The HPA state, in static RAM.
 static mut STATE: Autoscaler = Autoscaler::new();
 
+/// A new autoscaler's state, copied into `STATE` from flash: `Autoscaler::new()` in an
+/// assignment would build it on the stack first (2 KB) and then copy it.
+const NEW: Autoscaler = Autoscaler::new();
+
+/// Stands for the flash page a firmware keeps its state in across a reboot (here in RAM: QEMU
+/// need not program flash). Big enough for any snapshot of the state, though the traces' take
+/// far less (`snapshot` lines).
+static mut FLASH_PAGE: [u8; <Autoscaler>::SNAPSHOT_MAX_BYTES] =
+    [0; <Autoscaler>::SNAPSHOT_MAX_BYTES];
+
+/// The clock of the shifted replay after its reboot: a day and 7 ms behind the clock the state
+/// was saved on, as a monotonic clock that restarted at power-on is. Not a whole number of
+/// seconds, so no policy period or window boundary lines up with the saved clock's.
+const CLOCK_SHIFT_MS: i64 = -86_400_007;
+
 #[entry]
 fn main() -> ! {
     let mut ok = true;
-    let mut deepest = 0;
+    let mut deepest = Deepest::default();
     match replay_traces(&mut deepest) {
         Some(all) => ok &= all,
         None => {
@@ -54,9 +77,21 @@ fn main() -> ! {
             ok = false;
         }
     }
-    out::write(b"stack ");
-    out::uint(deepest as u64);
-    out::line(&[b" bytes: deepest evaluation (evaluate, rescale report, digest)"]);
+    for (bytes, what) in [
+        (
+            deepest.evaluation,
+            &b" bytes: deepest evaluation (evaluate, rescale report, digest)"[..],
+        ),
+        (deepest.save, b" bytes: deepest save (Autoscaler::save)"),
+        (
+            deepest.restore,
+            b" bytes: deepest restore (Autoscaler::restore)",
+        ),
+    ] {
+        out::write(b"stack ");
+        out::uint(bytes as u64);
+        out::line(&[what]);
+    }
     match run_cases() {
         Some((passed, failed)) => {
             out::write(b"conformance: ");
@@ -76,10 +111,56 @@ fn main() -> ! {
     loop {}
 }
 
-/// Replays every trace; `Some(false)` when a trace was refused by the engine.
-fn replay_traces(deepest: &mut usize) -> Option<bool> {
-    // SAFETY: single-threaded firmware without interrupts; the only reference to STATE.
-    let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
+/// The deepest stack each part used, measured by painting (`stack.rs`).
+#[derive(Default)]
+struct Deepest {
+    evaluation: usize,
+    save: usize,
+    restore: usize,
+}
+
+/// A trace's configuration, decoded once for both of its replays.
+struct Trace<'a> {
+    hpa: &'a Hpa<'a>,
+    settings: &'a Settings,
+    scaled_to_zero: bool,
+    steps: usize,
+}
+
+/// A replay that went through its reboot.
+struct Replayed {
+    digest: Digest,
+    /// The step whose evaluation the state was saved after.
+    reboot_step: usize,
+    /// The snapshot's length then, and after the last step.
+    saved_bytes: usize,
+    end_bytes: usize,
+}
+
+/// Why a replay has no digest.
+#[derive(Clone, Copy)]
+enum Failure {
+    Refused,
+    Save,
+    Restore,
+}
+
+impl Failure {
+    fn text(self) -> &'static [u8] {
+        match self {
+            Failure::Refused => b"the engine refused a step",
+            Failure::Save => b"the state was not saved",
+            Failure::Restore => b"the saved state was not restored",
+        }
+    }
+}
+
+/// Replays every trace twice, each with a reboot half-way through: on the same clock (the
+/// `digest` line, which `.ci/firmware` compares with the host's uninterrupted replay) and on
+/// a shifted one (`digest-shifted`, which must be the same); `Some(false)` when a replay
+/// failed. Not inlined into `main`, nor `run_cases`: their frames are not live at once.
+#[inline(never)]
+fn replay_traces(deepest: &mut Deepest) -> Option<bool> {
     let mut r = Reader::new(TRACES);
     let mut all = true;
     let mut pools = SpecPools::new();
@@ -90,58 +171,177 @@ fn replay_traces(deepest: &mut usize) -> Option<bool> {
         r.spec(&mut pools)?;
         let spec = pools.spec();
         let steps = r.usize()?;
-        let hpa = match Hpa::new(&spec, &settings) {
-            Ok(h) => h,
-            Err(_) => {
+        let hpa = match validated(&spec, &settings) {
+            Some(h) => h,
+            None => {
                 out::line(&[b"error ", name.as_bytes(), b": the spec does not validate"]);
                 // The steps that follow cannot be skipped without decoding them: stop here.
                 return Some(false);
             }
         };
-        *state = Autoscaler::new();
-        if scaled_to_zero {
-            state.status_mut().conditions.set(
-                ConditionType::ScaledToZero,
-                ConditionStatus::True,
-                Reason::ScaledToZero,
-            );
+        let trace = Trace {
+            hpa: &hpa,
+            settings: &settings,
+            scaled_to_zero,
+            steps,
+        };
+        let mut again = r.clone();
+        let same_clock = replay(&mut r, &trace, 0, deepest)?;
+        let shifted = replay(&mut again, &trace, CLOCK_SHIFT_MS, deepest)?;
+        for (label, clock, outcome) in [
+            (&b"digest "[..], &b"same"[..], &same_clock),
+            (b"digest-shifted ", b"shifted", &shifted),
+        ] {
+            match outcome {
+                Ok(t) => out::line(&[label, name.as_bytes(), b" ", &t.digest.hex()]),
+                Err(f) => {
+                    let (name, text) = (name.as_bytes(), f.text());
+                    out::line(&[b"error ", name, b": ", text, b" (", clock, b" clock)"]);
+                    all = false;
+                }
+            }
         }
-        let mut digest = Digest::new();
-        let mut refused = false;
-        for _ in 0..steps {
-            let done = r.with_step(|obs, applied| {
-                let mut accepted = false;
-                let used = stack::measure(|| {
-                    // Filled in place: the decision is not copied out of the engine.
-                    let mut d = hpa::Decision::new();
-                    if state.evaluate_into(&hpa, &settings, obs, &mut d).is_ok() {
-                        if d.rescale {
-                            if applied {
-                                state.rescale_succeeded();
-                            } else {
-                                state.rescale_failed();
-                            }
-                        }
-                        digest.step(&d, &state.status());
-                        accepted = true;
-                    }
-                });
-                *deepest = (*deepest).max(used);
-                accepted
-            })?;
-            refused |= !done;
-        }
-        if refused {
-            out::line(&[b"error ", name.as_bytes(), b": the engine refused a step"]);
-            all = false;
-        } else {
-            out::line(&[b"digest ", name.as_bytes(), b" ", &digest.hex()]);
+        if let Ok(t) = &same_clock {
+            out::write(b"snapshot ");
+            out::write(name.as_bytes());
+            out::write(b": ");
+            out::uint(t.saved_bytes as u64);
+            out::write(b" bytes after step ");
+            out::uint(t.reboot_step as u64 + 1);
+            out::write(b" of ");
+            out::uint(steps as u64);
+            out::write(b", ");
+            out::uint(t.end_bytes as u64);
+            out::line(&[b" bytes after the last"]);
         }
     }
     Some(all)
 }
 
+/// `Hpa::new` in a frame of its own, which is not live while the trace replays.
+#[inline(never)]
+fn validated<'a>(spec: &'a HpaSpec<'a>, settings: &Settings) -> Option<Hpa<'a>> {
+    Hpa::new(spec, settings).ok()
+}
+
+/// Replays a trace's steps from `r` into the state, with a [`reboot`] after the evaluation of
+/// the middle step (before its rescale report, so that a pending rescale is saved too) that
+/// restores on a clock `shift` ms from the saved one; the later steps' instants move by
+/// `shift` too. While no history entry is folded (docs/spec/snapshot.md#time), the decisions
+/// are then those of an uninterrupted replay at instants moved by `shift`, which the digest
+/// folds moved back: every shift gives the uninterrupted replay's digest. A failure is reported after the last step,
+/// so that `r` always ends after the trace.
+fn replay(
+    r: &mut Reader,
+    trace: &Trace<'_>,
+    shift: i64,
+    deepest: &mut Deepest,
+) -> Option<Result<Replayed, Failure>> {
+    // SAFETY: single-threaded firmware without interrupts; the only reference to STATE.
+    let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
+    *state = NEW;
+    if trace.scaled_to_zero {
+        state.status_mut().conditions.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::True,
+            Reason::ScaledToZero,
+        );
+    }
+    let reboot_step = trace.steps / 2;
+    let mut digest = Digest::new();
+    let mut failure = None;
+    let mut saved_bytes = 0;
+    let mut last = None;
+    for step in 0..trace.steps {
+        let offset = if step > reboot_step { shift } else { 0 };
+        r.set_clock_offset(offset);
+        let (now, accepted, used) = r.with_step(|obs, applied| {
+            let mut accepted = false;
+            let used = stack::measure(|| {
+                // Filled in place: the decision is not copied out of the engine.
+                let mut d = hpa::Decision::new();
+                if state
+                    .evaluate_into(trace.hpa, trace.settings, obs, &mut d)
+                    .is_err()
+                {
+                    return;
+                }
+                if step == reboot_step {
+                    match reboot(state, obs.now, shift, deepest) {
+                        Ok(len) => saved_bytes = len,
+                        Err(f) => failure = failure.or(Some(f)),
+                    }
+                }
+                if d.rescale {
+                    if applied {
+                        state.rescale_succeeded();
+                    } else {
+                        state.rescale_failed();
+                    }
+                }
+                d.at = Instant(d.at.millis().wrapping_sub(offset));
+                digest.step(&d, &state.status());
+                accepted = true;
+            });
+            (obs.now, accepted, used)
+        })?;
+        // The reboot's own frames are measured as save and restore, not as an evaluation.
+        if step != reboot_step {
+            deepest.evaluation = deepest.evaluation.max(used);
+        }
+        if !accepted {
+            failure = failure.or(Some(Failure::Refused));
+        }
+        last = Some(now);
+    }
+    r.set_clock_offset(0);
+    // After the last step: how large the state has grown, and that it restores.
+    let end_bytes = match last {
+        Some(now) => reboot(state, now, 0, deepest),
+        None => Ok(0),
+    };
+    Some(match (failure, end_bytes) {
+        (Some(f), _) | (None, Err(f)) => Err(f),
+        (None, Ok(end_bytes)) => Ok(Replayed {
+            digest,
+            reboot_step,
+            saved_bytes,
+            end_bytes,
+        }),
+    })
+}
+
+/// Saves the state to the flash page as it is at `now`, resets the autoscaler as a reboot
+/// does and restores it on the clock that runs after the reboot, `shift` ms from the saved
+/// one (docs/spec/snapshot.md#time). Returns the snapshot's length.
+#[inline(never)]
+fn reboot(
+    state: &mut Autoscaler,
+    now: Instant,
+    shift: i64,
+    deepest: &mut Deepest,
+) -> Result<usize, Failure> {
+    // SAFETY: single-threaded firmware without interrupts; the only reference to FLASH_PAGE.
+    let page = unsafe { &mut *core::ptr::addr_of_mut!(FLASH_PAGE) };
+    let mut saved = Err(Failure::Save);
+    let used = stack::measure(|| saved = state.save(now, page).map_err(|_| Failure::Save));
+    deepest.save = deepest.save.max(used);
+    let len = saved?;
+    *state = NEW;
+    let restart = Instant(now.millis().checked_add(shift).ok_or(Failure::Restore)?);
+    let snapshot = page.get(..len).ok_or(Failure::Restore)?;
+    let mut restored = Err(Failure::Restore);
+    let used = stack::measure(|| {
+        restored = state
+            .restore(snapshot, restart)
+            .map_err(|_| Failure::Restore)
+    });
+    deepest.restore = deepest.restore.max(used);
+    restored.map(|()| len)
+}
+
 /// Runs every conformance case; `(passed, failed)`.
+#[inline(never)]
 fn run_cases() -> Option<(u64, u64)> {
     let mut r = Reader::new(CASES_DATA);
     let n = r.usize()?;

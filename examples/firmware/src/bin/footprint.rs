@@ -8,6 +8,9 @@
 //!
 //! Features: `validate` builds the `Hpa` with `Hpa::new` (API validation) instead of
 //! `Hpa::from_stored`; `parse` also links `Quantity::parse` and `Tolerance::from_decimal`;
+//! `save` and `restore` also save the state after the evaluations into a page buffer and
+//! restore it from there (`Autoscaler::save`, `Autoscaler::restore`), printing
+//! `snapshot <bytes>` and, with both, `save-stack <bytes>` and `restore-stack <bytes>`;
 //! `baseline` keeps the same program but calls no engine function, so that
 //! `size(footprint) - size(footprint --features baseline)` is the engine's own code.
 #![no_std]
@@ -44,6 +47,10 @@ fn panic(_: &PanicInfo) -> ! {
 
 /// The HPA state, in static RAM (`.bss`).
 static mut STATE: Autoscaler = Autoscaler::new();
+
+/// Stands for the flash page a snapshot is saved to (`.bss`): any snapshot of the state fits.
+#[cfg(any(feature = "save", feature = "restore"))]
+static mut PAGE: [u8; <Autoscaler>::SNAPSHOT_MAX_BYTES] = [0; <Autoscaler>::SNAPSHOT_MAX_BYTES];
 
 static REQUESTS: [ResourceRequest<'static>; 2] = [
     ResourceRequest {
@@ -191,6 +198,8 @@ fn main() -> ! {
             deepest = deepest.max(used);
         }
     }
+    #[cfg(all(any(feature = "save", feature = "restore"), not(feature = "baseline")))]
+    snapshot(Instant(t));
     out::write(b"state ");
     out::uint(core::mem::size_of::<Autoscaler>() as u64);
     out::line(&[b" bytes"]);
@@ -243,6 +252,50 @@ fn evaluate(hpa: &hpa::Hpa<'_>, settings: &Settings, obs: &Observation<'_>, roun
             } else {
                 state.rescale_failed();
             }
+        }
+    }
+}
+
+/// Saves the state as it is at `now` (`save`), resets it as a reboot does and restores it
+/// (`restore`), each in a measured frame of its own. Without `save` the page holds no
+/// snapshot and the restore is refused early: that build measures code only.
+#[cfg(all(any(feature = "save", feature = "restore"), not(feature = "baseline")))]
+fn snapshot(now: Instant) {
+    // SAFETY: single-threaded firmware without interrupts; the only references to STATE and
+    // PAGE.
+    let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
+    let page = unsafe { &mut *core::ptr::addr_of_mut!(PAGE) };
+    #[cfg(not(feature = "save"))]
+    let len = black_box(page.len());
+    #[cfg(feature = "save")]
+    let len = {
+        let mut saved = None;
+        let used = stack::measure(|| saved = state.save(black_box(now), page).ok());
+        let Some(len) = saved else {
+            return out::line(&[b"save refused"]);
+        };
+        out::write(b"snapshot ");
+        out::uint(len as u64);
+        out::line(&[b" bytes"]);
+        out::write(b"save-stack ");
+        out::uint(used as u64);
+        out::line(&[b" bytes: one save"]);
+        len
+    };
+    #[cfg(not(feature = "restore"))]
+    black_box(len);
+    #[cfg(feature = "restore")]
+    {
+        *state = Autoscaler::new();
+        let snapshot = page.get(..len).unwrap_or(&[]);
+        let mut restored = false;
+        let used = stack::measure(|| restored = state.restore(snapshot, black_box(now)).is_ok());
+        if restored {
+            out::write(b"restore-stack ");
+            out::uint(used as u64);
+            out::line(&[b" bytes: one restore"]);
+        } else if cfg!(feature = "save") {
+            out::line(&[b"restore refused"]);
         }
     }
 }
