@@ -127,6 +127,14 @@ pub extern "C" fn _start() -> ! {
                     state.rescale_failed();
                 }
             }
+            // Snapshots: a save, and a restore of whatever bytes the page holds.
+            // SAFETY: single-threaded bare-metal probe.
+            let page = unsafe { &mut *core::ptr::addr_of_mut!(PAGE) };
+            black_box(state.save(Instant(black_box(t)), page).ok());
+            black_box(state.restore(black_box(&page[..]), Instant(black_box(t))).ok());
         }
     }
 }
+
+/// A flash page's worth of snapshot.
+static mut PAGE: [u8; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES] = [0; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES];
