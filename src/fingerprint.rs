@@ -71,23 +71,31 @@ impl Fingerprint {
     /// where their bytes agree), eight bytes a word, four words at a time.
     pub fn bytes(&mut self, bytes: &[u8]) {
         self.word(bytes.len() as u64);
+        // The lanes in the order the next words go to them, so that whole blocks run without
+        // the lane index (the same result as `word` for each word).
+        let start = self.next & 3;
+        let mut lanes = self.lanes;
+        lanes.rotate_left(start);
+        // Four named lanes: the four chains of multiplies then run side by side.
+        let [mut a, mut b, mut c, mut d] = lanes;
         let mut blocks = bytes.chunks_exact(32);
         for block in &mut blocks {
-            // Words to their lanes in order, whichever lane is next.
-            let mut w = [0_u64; 4];
-            for (word, chunk) in w.iter_mut().zip(block.chunks_exact(8)) {
-                let mut b = [0_u8; 8];
-                b.copy_from_slice(chunk);
-                *word = u64::from_le_bytes(b);
-            }
-            for word in w {
-                self.word(word);
-            }
+            let word = |i: usize| {
+                let bytes = block.get(i..i.wrapping_add(8)).unwrap_or(&[]);
+                u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
+            };
+            a = round(a, word(0));
+            b = round(b, word(8));
+            c = round(c, word(16));
+            d = round(d, word(24));
         }
+        lanes = [a, b, c, d];
+        lanes.rotate_right(start);
+        self.lanes = lanes;
         for chunk in blocks.remainder().chunks(8) {
             let mut b = [0_u8; 8];
-            if let Some(dst) = b.get_mut(..chunk.len()) {
-                dst.copy_from_slice(chunk);
+            for (d, &s) in b.iter_mut().zip(chunk) {
+                *d = s;
             }
             self.word(u64::from_le_bytes(b));
         }
