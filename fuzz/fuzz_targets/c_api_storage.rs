@@ -23,6 +23,8 @@ use arbitrary::Arbitrary;
 use hpa_ffi::*;
 use libfuzzer_sys::fuzz_target;
 
+mod reseal;
+
 #[derive(Arbitrary, Debug)]
 struct Step {
     /// Seconds after the previous evaluation.
@@ -272,28 +274,6 @@ fn core_save(snapshot: &[u8], now_ms: i64) -> Vec<u8> {
     buffer
 }
 
-/// Length field and CRC-32 made to match (docs/spec/snapshot.md#layout).
-fn resealed(bytes: &mut [u8]) {
-    if bytes.len() < 13 {
-        return;
-    }
-    let len = bytes.len() as u32;
-    bytes[5..9].copy_from_slice(&len.to_le_bytes());
-    let body = bytes.len() - 4;
-    let mut crc = !0_u32;
-    for &b in &bytes[..body] {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    bytes[body..].copy_from_slice(&(!crc).to_le_bytes());
-}
-
 fuzz_target!(|input: Input| {
     let c = Config::new();
     let mut reference: Box<hpa_autoscaler> = Box::new(zeroed());
@@ -358,7 +338,7 @@ fuzz_target!(|input: Input| {
         snapshot.resize(usize::from(len) % (snapshot.len() + 64), 0);
     }
     if input.reseal {
-        resealed(&mut snapshot);
+        reseal::reseal(&mut snapshot);
     }
     let before = storage(&mut damaged).to_vec();
     // SAFETY: writable storage of the right size; the snapshot is apart from it.
