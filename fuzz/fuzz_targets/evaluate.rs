@@ -502,7 +502,15 @@ fn run<const R: usize, const E: usize>(
                 Ok(d) => {
                     assert_eq!(expected_error, None, "accepted: {d:?}");
                     let context = || format!("step {i}: {d:?}\n{settings:?}");
-                    check_decision(hpa, settings, valid, &before.status(), &d, current, &context);
+                    check_decision(
+                        hpa,
+                        settings,
+                        valid,
+                        &before.status(),
+                        &d,
+                        current,
+                        &context,
+                    );
                     trace.push(format!("{d:?}"));
                     Ok((d.desired_replicas, d.rescale))
                 }
