@@ -15,6 +15,7 @@ use hpa::spec::{
     SelectPolicy,
 };
 use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Quantity, Settings};
+use testkit::snapshot::crc32;
 use testkit::Rng;
 
 fn fresh() -> Autoscaler {
@@ -335,9 +336,7 @@ fn a_snapshot_from_a_newer_engine_is_refused_by_version() {
     let len = state.save(Instant(saved_at), &mut bytes).unwrap();
     bytes.truncate(len);
     bytes[4] = FORMAT_VERSION + 1;
-    let end = len - 4;
-    let crc = crc_of(&bytes[..end]);
-    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    testkit::snapshot::reseal(&mut bytes);
     let mut a = fresh();
     assert_eq!(
         a.restore(&bytes, Instant(0)),
@@ -347,29 +346,13 @@ fn a_snapshot_from_a_newer_engine_is_refused_by_version() {
     );
 }
 
-/// CRC-32/ISO-HDLC, bit by bit (an independent implementation of the format's checksum).
-fn crc_of(bytes: &[u8]) -> u32 {
-    let mut crc = !0_u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
 #[test]
 fn the_checksum_is_zlibs_crc32() {
     let (state, saved_at) = fixture_state();
     let mut bytes = vec![0; 4096];
     let len = state.save(Instant(saved_at), &mut bytes).unwrap();
     let stored = u32::from_le_bytes(bytes[len - 4..len].try_into().unwrap());
-    assert_eq!(stored, crc_of(&bytes[..len - 4]));
+    assert_eq!(stored, crc32(&bytes[..len - 4]));
     assert_eq!(
         u32::from_le_bytes(bytes[5..9].try_into().unwrap()) as usize,
         len

@@ -282,23 +282,8 @@ fn damaged_missing_and_foreign_state_files_are_refused() {
 fn with_version(bytes: &[u8], version: u8) -> Vec<u8> {
     let mut b = bytes.to_vec();
     b[4] = version;
-    let end = b.len() - 4;
-    let crc = crc32(&b[..end]);
-    b[end..].copy_from_slice(&crc.to_le_bytes());
+    testkit::snapshot::reseal(&mut b);
     b
-}
-
-/// CRC-32/ISO-HDLC (docs/spec/snapshot.md#layout).
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0_u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            let mask = (crc & 1).wrapping_neg();
-            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
-        }
-    }
-    !crc
 }
 
 #[test]

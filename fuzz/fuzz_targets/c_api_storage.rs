@@ -23,8 +23,6 @@ use arbitrary::Arbitrary;
 use hpa_ffi::*;
 use libfuzzer_sys::fuzz_target;
 
-mod reseal;
-
 #[derive(Arbitrary, Debug)]
 struct Step {
     /// Seconds after the previous evaluation.
@@ -338,7 +336,7 @@ fuzz_target!(|input: Input| {
         snapshot.resize(usize::from(len) % (snapshot.len() + 64), 0);
     }
     if input.reseal {
-        reseal::reseal(&mut snapshot);
+        testkit::snapshot::reseal(&mut snapshot);
     }
     let before = storage(&mut damaged).to_vec();
     // SAFETY: writable storage of the right size; the snapshot is apart from it.

@@ -16,7 +16,6 @@ use hpa::snapshot::{max_len, Snapshot, FORMAT_VERSION, MAX_ANNEX_BYTES};
 use hpa::{Autoscaler, Instant};
 use libfuzzer_sys::fuzz_target;
 
-mod reseal;
 use testkit::invariants::state;
 
 /// Restore instants: the ordinary ones, and ones next to the ends of `i64`, where the shift of
@@ -90,7 +89,7 @@ fn run<const R: usize, const E: usize>(data: &[u8]) {
     check(&mut a, data);
     if data.len() >= 13 {
         let mut fixed = data.to_vec();
-        reseal::reseal(&mut fixed);
+        testkit::snapshot::reseal(&mut fixed);
         check(&mut a, &fixed);
     }
 }

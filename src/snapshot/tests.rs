@@ -60,11 +60,7 @@ fn save<const R: usize, const E: usize>(a: &Autoscaler<R, E>, now: i64) -> Vec<u
 
 /// Recomputes the length field and the CRC after an edit.
 fn seal(mut bytes: Vec<u8>) -> Vec<u8> {
-    let len = u32::try_from(bytes.len()).unwrap();
-    bytes[5..9].copy_from_slice(&len.to_le_bytes());
-    let end = bytes.len() - 4;
-    let crc = crc32(&bytes[..end]);
-    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    testkit::snapshot::reseal(&mut bytes);
     bytes
 }
 

@@ -8,10 +8,13 @@
 //! * [`conformance`]: the upstream-derived vectors (`tests/conformance/`) read into the
 //!   engine's inputs, shared by `tests/conformance.rs` and the firmware, which encodes the same
 //!   cases for the target.
+//! * [`snapshot`]: an independent CRC-32 and the resealing of forged snapshots, shared by the
+//!   snapshot tests of the core, the CLI and the fuzz targets.
 
 pub mod conformance;
 pub mod invariants;
 pub mod model;
 mod rng;
+pub mod snapshot;
 
 pub use rng::Rng;
