@@ -13,20 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hpa.h"
+#include "api_test.h"
 
-static int passed, failed;
+/* The counters api_test.h's CHECK counts in. */
+int passed, failed;
 static unsigned long refused, unchanged;
-
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (cond) {                                                                        \
-      passed++;                                                                        \
-    } else {                                                                           \
-      failed++;                                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);         \
-    }                                                                                  \
-  } while (0)
 
 static hpa_config g_config;
 static hpa_metric g_metric;
@@ -34,8 +25,8 @@ static hpa_scaling_rules g_up, g_down;
 static hpa_behavior g_behavior;
 static hpa_scaling_policy g_up_policy = {HPA_POLICY_TYPE_PODS, 2, 15};
 static hpa_scaling_policy g_down_policy = {HPA_POLICY_TYPE_PERCENT, 50, 60};
-static hpa_decision g_decision;
-static unsigned char g_workspace[HPA_WORKSPACE_BYTES(8)];
+static hpa_decision g_last_decision;
+static unsigned char g_scratch[HPA_WORKSPACE_BYTES(8)];
 static hpa_autoscaler g_reference, g_work, g_before;
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15u;
@@ -46,7 +37,7 @@ static uint64_t next_random(void) {
   return g_rng;
 }
 
-static hpa_status evaluate(hpa_autoscaler *a, int64_t now_ms, int32_t replicas,
+static hpa_status evaluate_queue(hpa_autoscaler *a, int64_t now_ms, int32_t replicas,
                            int64_t queue_milli) {
   int64_t values_milli[1];
   hpa_metric_values values;
@@ -61,8 +52,8 @@ static hpa_status evaluate(hpa_autoscaler *a, int64_t now_ms, int32_t replicas,
   obs.replicas = replicas;
   obs.metrics = &values;
   obs.metrics_len = 1;
-  return hpa_autoscaler_evaluate(a, &g_config, &obs, g_workspace, sizeof g_workspace,
-                                 &g_decision);
+  return hpa_autoscaler_evaluate(a, &g_config, &obs, g_scratch, sizeof g_scratch,
+                                 &g_last_decision);
 }
 
 /* What a decision or a status says, to compare. */
@@ -78,15 +69,15 @@ static outcome run_calls(hpa_autoscaler *a, int64_t now_ms) {
   outcome o;
   hpa_scaling_status st;
   memset(&o, 0, sizeof o);
-  o.eval = evaluate(a, now_ms, 6, 15000);
+  o.eval = evaluate_queue(a, now_ms, 6, 15000);
   if (o.eval == HPA_STATUS_OK) {
     size_t i;
-    o.desired = g_decision.desired_replicas;
-    o.rescale = g_decision.rescale;
-    o.limited_by = g_decision.limited_by;
-    for (i = 0; i < g_decision.conditions_len; i++)
-      o.conditions = o.conditions * 31u + g_decision.conditions[i].reason * 7u +
-                     g_decision.conditions[i].status;
+    o.desired = g_last_decision.desired_replicas;
+    o.rescale = g_last_decision.rescale;
+    o.limited_by = g_last_decision.limited_by;
+    for (i = 0; i < g_last_decision.conditions_len; i++)
+      o.conditions = o.conditions * 31u + g_last_decision.conditions[i].reason * 7u +
+                     g_last_decision.conditions[i].status;
   }
   o.report = hpa_autoscaler_rescale_succeeded(a);
   o.status = hpa_autoscaler_scaling_status(a, &st);
@@ -107,7 +98,7 @@ static void trial(const outcome *expected, int64_t now_ms) {
   s = hpa_autoscaler_scaling_status(&g_work, &st);
   if (s == HPA_STATUS_CORRUPT_STATE || s == HPA_STATUS_UNINITIALIZED) {
     /* Every call refuses the same way and changes nothing. */
-    CHECK(evaluate(&g_work, now_ms, 6, 15000) == s);
+    CHECK(evaluate_queue(&g_work, now_ms, 6, 15000) == s);
     CHECK(hpa_autoscaler_rescale_succeeded(&g_work) == s);
     CHECK(hpa_autoscaler_rescale_failed(&g_work, NULL, 0) == s);
     CHECK(memcmp(&g_before, &g_work, sizeof g_work) == 0);
@@ -153,10 +144,10 @@ int main(void) {
   for (step = 0; step < 80; step++) {
     int64_t load = 1000 * (int64_t)(2 + (step % 40 < 20 ? step % 40 : 40 - step % 40) / 2);
     now += 15000;
-    CHECK(evaluate(&g_reference, now, replicas, load * replicas) == HPA_STATUS_OK);
-    if (g_decision.rescale && step < 79) {
+    CHECK(evaluate_queue(&g_reference, now, replicas, load * replicas) == HPA_STATUS_OK);
+    if (g_last_decision.rescale && step < 79) {
       CHECK(hpa_autoscaler_rescale_succeeded(&g_reference) == HPA_STATUS_OK);
-      replicas = g_decision.desired_replicas;
+      replicas = g_last_decision.desired_replicas;
     }
   }
   now += 15000;
