@@ -100,15 +100,9 @@ pub(crate) enum PartsError {
     Unseeded,
 }
 
-/// What walking a ring's entries found.
-struct Walked {
-    /// The newest entry's instant.
-    back: i64,
-}
-
 /// Walks `ring`'s entries, checking their encoding, values and instants; for scale events,
-/// also their slots against `list_len`.
-fn walk(ring: &RingParts<'_>, events: bool, list_len: [u32; 2]) -> Result<Walked, PartsError> {
+/// also their slots against `list_len`. Returns the newest entry's instant.
+fn walk(ring: &RingParts<'_>, events: bool, list_len: [u32; 2]) -> Result<i64, PartsError> {
     // The slots each list's live events hold (slots fit SLOT_BITS: 128 bits).
     let mut held = [0_u128; 2];
     let mut rest = ring.live;
@@ -160,7 +154,7 @@ fn walk(ring: &RingParts<'_>, events: bool, list_len: [u32; 2]) -> Result<Walked
         }
         *taken |= bit;
     }
-    Ok(Walked { back: at })
+    Ok(at)
 }
 
 /// Reads the varint at the start of `rest` if it is written as the engine writes it: at most
@@ -192,6 +186,18 @@ fn canonical_varint(rest: &mut &[u8], min: usize, zero_padded: bool) -> Option<u
 /// Checks parts read from outside (docs/spec/snapshot.md, "Consistency") against capacities
 /// `r` and `e`; returns the newest instant of each ring (recommendations, events; `None` when
 /// empty).
+/// Refuses a ring longer than `capacity`.
+fn fits(ring: &RingParts<'_>, events: bool, capacity: usize) -> Result<(), PartsError> {
+    if ring.live.len() > capacity {
+        return Err(PartsError::Capacity {
+            events,
+            needed: ring.live.len(),
+            capacity,
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn check(
     parts: &HistoryParts<'_>,
     r: usize,
@@ -203,14 +209,8 @@ pub(crate) fn check(
             .into_iter()
             .zip(&mut newest)
     {
-        if ring.live.len() > capacity {
-            return Err(PartsError::Capacity {
-                events,
-                needed: ring.live.len(),
-                capacity,
-            });
-        }
-        let back = walk(ring, events, parts.list_len)?.back;
+        fits(ring, events, capacity)?;
+        let back = walk(ring, events, parts.list_len)?;
         *newest = (!ring.live.is_empty()).then_some(back);
     }
     for (events, folded) in [
@@ -318,9 +318,17 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
     }
 
-    /// Replaces the history with `parts`, after [`check`] (nothing is changed on error).
-    pub(crate) fn set_parts(&mut self, parts: &HistoryParts<'_>) -> Result<(), PartsError> {
-        let [rec_back, event_back] = check(parts, R, E)?;
+    /// Replaces the history with `parts`, which [`check`] accepted, their rings' newest
+    /// instants `newest` (what it returned, moved with the parts). Refuses a ring longer than
+    /// this history's capacity, changing nothing.
+    pub(crate) fn set_parts(
+        &mut self,
+        parts: &HistoryParts<'_>,
+        newest: [Option<i64>; 2],
+    ) -> Result<(), PartsError> {
+        fits(&parts.recommendations, false, R)?;
+        fits(&parts.events, true, E)?;
+        let [rec_back, event_back] = newest;
         self.recommendations
             .set_parts(&parts.recommendations, rec_back);
         self.events.set_parts(&parts.events, event_back);

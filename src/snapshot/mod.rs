@@ -97,17 +97,6 @@ fn known<T>(decoded: Option<T>, field: &'static str) -> Result<T, RestoreError> 
     decoded.ok_or(RestoreError::field(field, Problem::OutOfRange))
 }
 
-/// A rescale decided and not yet reported, as stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Pending {
-    from: i32,
-    to: i32,
-    /// The evaluation that decided it, relative (the last one, or `i64::MIN` without any).
-    at: i64,
-    event_period_seconds: i32,
-    scaled_to_zero: u8,
-}
-
 /// A snapshot whose every byte was checked ([`Snapshot::parse`]), ready to restore. Instants
 /// are still relative to the saved evaluation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,10 +108,13 @@ pub struct Snapshot<'a> {
     desired_replicas: i32,
     last_scale_time: Option<i64>,
     conditions: Conditions,
-    pending: Option<Pending>,
+    /// Its `at` relative, as the other instants.
+    pending: Option<PendingRescale>,
     /// Instants relative to the last evaluation (or the save, without one).
     history: HistoryParts<'a>,
     annex: &'a [u8],
+    /// The newest entry of each ring, relative (`check_parts` walked them once).
+    newest: [Option<i64>; 2],
 }
 
 impl<'a> Snapshot<'a> {
@@ -234,14 +226,13 @@ fn read_v1<'a>(r: &mut Reader<'a>) -> Result<Snapshot<'a>, RestoreError> {
     }
     let pending = match has(PENDING) {
         false => None,
-        true => Some(Pending {
-            from: replicas(r, "pending.from")?,
-            to: replicas(r, "pending.to")?,
-            at: r.s("pending.at")?,
-            event_period_seconds: i32::try_from(r.s_in(-1, 1800, "pending.eventPeriodSeconds")?)
-                .unwrap_or(-1),
-            scaled_to_zero: r.byte("pending.scaledToZero")?,
-        }),
+        true => Some(PendingRescale::new(
+            replicas(r, "pending.from")?,
+            replicas(r, "pending.to")?,
+            Instant(r.s("pending.at")?),
+            i32::try_from(r.s_in(-1, 1800, "pending.eventPeriodSeconds")?).unwrap_or(-1),
+            r.byte("pending.scaledToZero")?,
+        )),
     };
     if pending.is_some_and(|p| p.scaled_to_zero > 2) {
         return Err(RestoreError::field(
@@ -297,6 +288,7 @@ fn read_v1<'a>(r: &mut Reader<'a>) -> Result<Snapshot<'a>, RestoreError> {
         pending,
         history,
         annex,
+        newest,
     })
 }
 
@@ -565,28 +557,31 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
             None => None,
         };
         let pending = match snapshot.pending {
-            Some(p) => Some(PendingRescale::new(
-                p.from,
-                p.to,
-                Instant(
-                    p.at.checked_add(reference)
+            Some(mut p) => {
+                p.at = Instant(
+                    p.at.0
+                        .checked_add(reference)
                         .ok_or(RestoreError::ClockOutOfRange)?,
-                ),
-                p.event_period_seconds,
-                p.scaled_to_zero,
-            )),
-            None => None,
+                );
+                p
+            }
+            None => PendingRescale::NONE,
         };
-        self.history.set_parts(&history).map_err(parts_error)?;
+        let mut newest = snapshot.newest;
+        for at in newest.iter_mut().flatten() {
+            *at = at
+                .checked_add(reference)
+                .ok_or(RestoreError::ClockOutOfRange)?;
+        }
+        self.history
+            .set_parts(&history, newest)
+            .map_err(parts_error)?;
         self.status.set(&Status {
             desired_replicas: snapshot.desired_replicas,
             last_scale_time,
             conditions: snapshot.conditions.clone(),
         });
-        self.pending = match pending {
-            Some(p) => p,
-            None => PendingRescale::NONE,
-        };
+        self.pending = pending;
         self.last_evaluation = match snapshot.since_evaluation {
             Some(_) => ZeroIsMin::new(reference),
             None => ZeroIsMin::MIN,
