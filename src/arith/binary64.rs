@@ -666,6 +666,17 @@ impl F64 {
         if exp10 < -343 {
             return F64::zero_signed(negative);
         }
+        // Clinger's fast path: a mantissa below 2^53 and 10^|exp10| up to 10^18 are exact
+        // binary64 values, and one correctly rounded product or quotient of exact operands is
+        // the nearest binary64 to the exact value. The common decimals (a tolerance of 0.1,
+        // which a C caller's settings convert at every call) then take one operation instead of
+        // a division of big numbers.
+        if mantissa < 1 << 53 && (-18..=18).contains(&exp10) {
+            let m = F64::from_u64(mantissa);
+            let p = F64::from_u64(10_u64.pow(exp10.unsigned_abs()));
+            let magnitude = if exp10 < 0 { m.div(p) } else { m.mul(p) };
+            return if negative { magnitude.neg() } else { magnitude };
+        }
         // value = num / den, num = mantissa × 10^max(exp10, 0) < 2^1088 and
         // den = 10^max(-exp10, 0) < 2^1140: one path for both signs of exp10.
         let mut num = Big::<DEC_LIMBS>::pow10(exp10.max(0).unsigned_abs());
