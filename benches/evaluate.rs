@@ -5,99 +5,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use hpa::input::ResourceRequest;
-use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
-use hpa::spec::{Behavior, MetricSpec, MetricTarget, ScalingRules};
-use hpa::{Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod};
-use hpa::{PodSamples, Quantity, Sample, Settings};
+use hpa::input::{ConditionStatus, PodPhase};
+use hpa::Settings;
+use hpa::{Autoscaler, Hpa, Instant, Observation, Pod, Sample};
 
-const PERIOD_MS: i64 = 15_000;
-
-static REQUESTS: [ResourceRequest<'static>; 1] = [ResourceRequest {
-    resource: "cpu",
-    quantity: Quantity::from_milli(500),
-}];
-static CONTAINERS: [Container<'static>; 1] = [Container {
-    name: "app",
-    kind: ContainerKind::Regular,
-    requests: &REQUESTS,
-}];
-static METRICS: [MetricSpec<'static>; 1] =
-    [MetricSpec::resource("cpu", MetricTarget::utilization(60))];
-
-/// How the caller lays out the pods' container specs.
-#[derive(Clone, Copy)]
-enum Layout {
-    /// Every pod points at one container list (one pod template), as C and firmware callers
-    /// build them.
-    SharedTemplate,
-    /// Every pod has its own container and request slices, as `hpa replay` builds them.
-    Distinct,
-}
-
-fn pods(n: usize, layout: Layout) -> Vec<Pod<'static>> {
-    (0..n)
-        .map(|_| Pod {
-            name: "worker",
-            phase: PodPhase::Running,
-            ready: Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(-3_600_000)),
-            }),
-            start_time: Some(Instant(-3_700_000)),
-            deleted: false,
-            containers: match layout {
-                Layout::SharedTemplate => &CONTAINERS,
-                Layout::Distinct => {
-                    let requests: &'static [ResourceRequest<'static>] =
-                        Box::leak(Box::new([ResourceRequest {
-                            resource: "cpu",
-                            quantity: Quantity::from_milli(500),
-                        }]));
-                    Box::leak(Box::new([Container {
-                        name: "app",
-                        kind: ContainerKind::Regular,
-                        requests,
-                    }]))
-                }
-            },
-            requests: None,
-        })
-        .collect()
-}
-
-fn pods_distinct(n: usize) -> Vec<Pod<'static>> {
-    pods(n, Layout::Distinct)
-}
-
-fn samples(n: usize, at: i64, milli: i64) -> Vec<Option<Sample<'static>>> {
-    (0..n)
-        .map(|i| {
-            Some(Sample {
-                milli: milli + (i as i64 % 7),
-                timestamp: Instant(at),
-                window: Duration::from_secs(60),
-                containers: &[],
-            })
-        })
-        .collect()
-}
-
-fn spec() -> HpaSpec<'static> {
-    HpaSpec {
-        min_replicas: Some(1),
-        max_replicas: 100_000,
-        metrics: &METRICS,
-        behavior: Some(Behavior {
-            scale_up: None,
-            scale_down: Some(ScalingRules {
-                stabilization_window_seconds: Some(3600),
-                ..ScalingRules::default()
-            }),
-        }),
-        scale_target_ref: None,
-    }
-}
+mod scenario;
+use scenario::{observed, pods, pods_distinct, samples, spec, timed, warmed_up, Layout, REQUESTS};
 
 /// A loose floor, hand-written: read the pod's phase, deletion and Ready status and add the
 /// sample of each running, ready pod. No requests, no readiness timing, no missing-pod
@@ -153,60 +66,6 @@ fn checks_floor(
     (values, requests, ready)
 }
 
-/// An autoscaler whose recommendation ring is full (one entry per period over the 3600 s
-/// window) and whose event ring holds rescales, as after an hour of operation.
-fn warmed_up(hpa: &Hpa<'_>, settings: &Settings, pods: &[Pod<'_>]) -> (Autoscaler, i64) {
-    let mut autoscaler = Autoscaler::new();
-    let mut t = 0;
-    for step in 0..240 {
-        // Alternating load so that the history holds varied values and rescales.
-        let usage = if step % 2 == 0 { 420 } else { 240 };
-        let s = samples(pods.len(), t, usage);
-        let metrics = [MetricValues::Pods(PodSamples {
-            per_pod: &s,
-            orphans: &[],
-        })];
-        let obs = Observation {
-            now: Instant(t),
-            replicas: pods.len() as i32,
-            status_replicas: pods.len() as i32,
-            pods,
-            metrics: &metrics,
-        };
-        if let Ok(d) = autoscaler.evaluate(hpa, settings, &obs) {
-            if d.rescale {
-                autoscaler.rescale_succeeded();
-            }
-        }
-        t += PERIOD_MS;
-    }
-    (autoscaler, t)
-}
-
-/// `iters` evaluations, each from the same warmed-up state: the state is restored (in place,
-/// outside the timed region) before each one, so that inputs and state stay in the cache as
-/// the baseline's samples do; only the evaluation is timed.
-fn timed(
-    iters: u64,
-    state: &Autoscaler,
-    hpa: &Hpa<'_>,
-    settings: &Settings,
-    obs: &Observation<'_>,
-) -> std::time::Duration {
-    let mut a = state.clone();
-    let mut total = std::time::Duration::ZERO;
-    for _ in 0..iters {
-        a.clone_from(state);
-        let start = std::time::Instant::now();
-        let desired = a
-            .evaluate(hpa, settings, black_box(obs))
-            .map(|d| d.desired_replicas);
-        black_box(desired.ok());
-        total += start.elapsed();
-    }
-    total
-}
-
 fn bench(c: &mut Criterion) {
     let settings = Settings::DEFAULT;
     let spec = spec();
@@ -217,47 +76,38 @@ fn bench(c: &mut Criterion) {
         let distinct = pods_distinct(n);
         let (state, now) = warmed_up(&hpa, &settings, &pods);
         let s = samples(n, now, 330);
-        let metrics = [MetricValues::Pods(PodSamples {
-            per_pod: &s,
-            orphans: &[],
-        })];
-        let obs = Observation {
-            now: Instant(now),
-            replicas: n as i32,
-            status_replicas: n as i32,
-            pods: &pods,
-            metrics: &metrics,
-        };
-        group.bench_with_input(BenchmarkId::new("sum_samples_baseline", n), &n, |b, _| {
-            b.iter(|| {
-                let total: i64 = black_box(&s).iter().flatten().map(|x| x.milli).sum();
-                black_box(total)
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("per_pod_floor", n), &n, |b, _| {
-            b.iter(|| black_box(floor(black_box(&pods), black_box(&s))))
-        });
-        let init_cutoff = now - settings.cpu_initialization_period.as_millis();
-        let request = REQUESTS[0].quantity.milli_value();
-        group.bench_with_input(BenchmarkId::new("per_pod_checks_floor", n), &n, |b, _| {
-            b.iter(|| {
-                black_box(checks_floor(
-                    black_box(&pods),
-                    black_box(&s),
-                    black_box(init_cutoff),
-                    black_box(request),
-                ))
-            })
-        });
-        let obs_distinct = Observation {
-            pods: &distinct,
-            ..obs
-        };
-        group.bench_with_input(BenchmarkId::new("engine_distinct_pods", n), &n, |b, _| {
-            b.iter_custom(|iters| timed(iters, &state, &hpa, &settings, &obs_distinct))
-        });
-        group.bench_with_input(BenchmarkId::new("engine", n), &n, |b, _| {
-            b.iter_custom(|iters| timed(iters, &state, &hpa, &settings, &obs))
+        observed(&pods, &s, now, |obs| {
+            group.bench_with_input(BenchmarkId::new("sum_samples_baseline", n), &n, |b, _| {
+                b.iter(|| {
+                    let total: i64 = black_box(&s).iter().flatten().map(|x| x.milli).sum();
+                    black_box(total)
+                })
+            });
+            group.bench_with_input(BenchmarkId::new("per_pod_floor", n), &n, |b, _| {
+                b.iter(|| black_box(floor(black_box(&pods), black_box(&s))))
+            });
+            let init_cutoff = now - settings.cpu_initialization_period.as_millis();
+            let request = REQUESTS[0].quantity.milli_value();
+            group.bench_with_input(BenchmarkId::new("per_pod_checks_floor", n), &n, |b, _| {
+                b.iter(|| {
+                    black_box(checks_floor(
+                        black_box(&pods),
+                        black_box(&s),
+                        black_box(init_cutoff),
+                        black_box(request),
+                    ))
+                })
+            });
+            let obs_distinct = Observation {
+                pods: &distinct,
+                ..*obs
+            };
+            group.bench_with_input(BenchmarkId::new("engine_distinct_pods", n), &n, |b, _| {
+                b.iter_custom(|iters| timed(iters, &state, &hpa, &settings, &obs_distinct))
+            });
+            group.bench_with_input(BenchmarkId::new("engine", n), &n, |b, _| {
+                b.iter_custom(|iters| timed(iters, &state, &hpa, &settings, obs))
+            });
         });
     }
     group.finish();
