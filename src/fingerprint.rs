@@ -2,14 +2,14 @@
 //! does not own (the C API's `hpa_autoscaler`, in the caller's memory) was changed by someone
 //! else: a stray write, a bit flip, another program's bytes.
 //!
-//! Not a cryptographic hash: it detects damage, not forgery. It is xxHash64's structure (four
-//! lanes of its round, merged and mixed as it does; the tail of an input is padded to whole
-//! words instead of xxHash's byte steps), so it is not xxHash64's value. Any change of a single
-//! 64-bit word changes the fingerprint (each round is a bijection of the lane and of the word,
-//! and so is each merge step); other changes go unnoticed with a probability of about 2^-64.
-//! Four independent lanes: a host computes it at about a word a cycle. It is not meant for
-//! small targets (a 64-bit multiply is a library call on a Cortex-M0), which keep their state
-//! in their own memory.
+//! Not a cryptographic hash: it detects damage, not forgery. Eight lanes, each a chain of one
+//! round per word (`(lane ^ word) × P`, then an xorshift: one multiply a word, a bijection of the lane
+//! and of the word), merged and mixed as xxHash64 merges and mixes its lanes; the tail of an
+//! input is padded to whole words. Any change of a single 64-bit word changes the fingerprint
+//! (each round and each merge step is a bijection); other changes go unnoticed with a
+//! probability of about 2^-64. Eight independent chains keep a host's multiplier busy: about a
+//! word a cycle. It is not meant for small targets (a 64-bit multiply is a library call on a
+//! Cortex-M0), which keep their state in their own memory.
 
 /// xxHash64's primes.
 const P1: u64 = 0x9E37_79B1_85EB_CA87;
@@ -17,13 +17,16 @@ const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
 const P3: u64 = 0x1656_67B1_9E37_79F9;
 const P4: u64 = 0x85EB_CA77_C2B2_AE63;
 
-/// The lanes' starting values (xxHash64's, seed 0).
-const START: [u64; 4] = [P1.wrapping_add(P2), P2, 0, P1.wrapping_neg()];
+/// Lanes: independent chains of multiplies.
+const LANES: usize = 8;
+
+/// The lanes' starting values: distinct, so that words swapped between lanes differ.
+const START: [u64; LANES] = [P1, P2, P3, P4, !P1, !P2, !P3, !P4];
 
 /// A fingerprint being computed: feed it words and byte strings, then [`Fingerprint::finish`].
 #[derive(Clone, Debug)]
 pub struct Fingerprint {
-    lanes: [u64; 4],
+    lanes: [u64; LANES],
     /// The lane the next word goes to.
     next: usize,
 }
@@ -34,12 +37,14 @@ impl Default for Fingerprint {
     }
 }
 
-/// xxHash64's round: a bijection of `acc` for a fixed `w`, and of `w` for a fixed `acc`.
+/// One round: a bijection of `acc` for a fixed `w`, and of `w` for a fixed `acc` (xor, a
+/// multiply by an odd constant and an xorshift each are), with one multiply. The xorshift
+/// carries the product's top bit, which a multiply passes on unmixed, into the next round's
+/// multiply.
 #[inline(always)]
 fn round(acc: u64, w: u64) -> u64 {
-    acc.wrapping_add(w.wrapping_mul(P2))
-        .rotate_left(31)
-        .wrapping_mul(P1)
+    let x = (acc ^ w).wrapping_mul(P2);
+    x ^ (x >> 29)
 }
 
 impl Fingerprint {
@@ -54,7 +59,7 @@ impl Fingerprint {
     /// Adds one word.
     #[inline]
     pub fn word(&mut self, w: u64) {
-        let i = self.next & 3;
+        let i = self.next % LANES;
         if let Some(lane) = self.lanes.get_mut(i) {
             *lane = round(*lane, w);
         }
@@ -68,31 +73,29 @@ impl Fingerprint {
     }
 
     /// Adds a byte string and its length (so that strings of different lengths differ even
-    /// where their bytes agree), eight bytes a word, four words at a time.
+    /// where their bytes agree), eight bytes a word, a word to each lane at a time.
     pub fn bytes(&mut self, bytes: &[u8]) {
         self.word(bytes.len() as u64);
         // The lanes in the order the next words go to them, so that whole blocks run without
-        // the lane index (the same result as `word` for each word).
-        let start = self.next & 3;
-        let mut lanes = self.lanes;
-        lanes.rotate_left(start);
-        // Four named lanes: the four chains of multiplies then run side by side.
-        let [mut a, mut b, mut c, mut d] = lanes;
-        let mut blocks = bytes.chunks_exact(32);
-        for block in &mut blocks {
-            let word = |i: usize| {
-                let bytes = block.get(i..i.wrapping_add(8)).unwrap_or(&[]);
-                u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
-            };
-            a = round(a, word(0));
-            b = round(b, word(8));
-            c = round(c, word(16));
-            d = round(d, word(24));
+        // the lane index (the same result as `word` for each word); copied by index: a
+        // rotation of the array goes through memory.
+        let start = self.next % LANES;
+        let lane = |k: usize| start.wrapping_add(k) % LANES;
+        let mut lanes: [u64; LANES] =
+            core::array::from_fn(|k| self.lanes.get(lane(k)).copied().unwrap_or(0));
+        let mut rest = bytes;
+        while let Some((block, after)) = rest.split_first_chunk::<{ 8 * LANES }>() {
+            for (acc, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+                *acc = round(*acc, u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
+            }
+            rest = after;
         }
-        lanes = [a, b, c, d];
-        lanes.rotate_right(start);
-        self.lanes = lanes;
-        for chunk in blocks.remainder().chunks(8) {
+        for (k, acc) in lanes.into_iter().enumerate() {
+            if let Some(slot) = self.lanes.get_mut(lane(k)) {
+                *slot = acc;
+            }
+        }
+        for chunk in rest.chunks(8) {
             let mut b = [0_u8; 8];
             for (d, &s) in b.iter_mut().zip(chunk) {
                 *d = s;
@@ -101,16 +104,17 @@ impl Fingerprint {
         }
     }
 
-    /// The fingerprint: xxHash64's merge of the lanes and its final avalanche.
+    /// The fingerprint: the lanes merged as xxHash64 merges its four, and its final
+    /// avalanche.
     pub fn finish(&self) -> u64 {
-        let [v1, v2, v3, v4] = self.lanes;
-        let mut h = v1
-            .rotate_left(1)
-            .wrapping_add(v2.rotate_left(7))
-            .wrapping_add(v3.rotate_left(12))
-            .wrapping_add(v4.rotate_left(18));
+        let mut h = 0_u64;
+        for (v, r) in self.lanes.iter().zip([1, 7, 12, 18, 23, 31, 38, 45]) {
+            h = h.wrapping_add(v.rotate_left(r));
+        }
         for v in self.lanes {
-            h = (h ^ round(0, v)).wrapping_mul(P1).wrapping_add(P4);
+            h = (h ^ v.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1))
+                .wrapping_mul(P1)
+                .wrapping_add(P4);
         }
         h = (h ^ (h >> 33)).wrapping_mul(P2);
         h = (h ^ (h >> 29)).wrapping_mul(P3);
@@ -149,6 +153,16 @@ mod tests {
             assert_ne!(of(&data[..len]), base);
         }
         assert_ne!(of(&[0; 8]), of(&[0; 16]));
+        // One flip in a word and one in the same lane's next word (the next round's input can
+        // cancel what the last round passed on linearly): never the original.
+        for a in 0..64 {
+            for b in 0..64 {
+                let mut d = data.clone();
+                d[8 + a / 8] ^= 1 << (a % 8);
+                d[8 + 8 * LANES + b / 8] ^= 1 << (b % 8);
+                assert_ne!(of(&d), base, "bits {a} and {b}");
+            }
+        }
         // Two flips anywhere (random pairs): never the original.
         for _ in 0..20_000 {
             let mut d = data.clone();
