@@ -2,17 +2,28 @@
 //! baseline that only sums the same samples and two floors: the Ready pods' sum alone, and
 //! every per-pod check the CPU grouping needs. Run: `cargo bench -p hpa --bench evaluate`.
 
-mod scenario;
-
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hpa::input::ResourceRequest;
-use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase};
-use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Pod};
+use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
+use hpa::spec::{Behavior, MetricSpec, MetricTarget, ScalingRules};
+use hpa::{Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod};
 use hpa::{PodSamples, Quantity, Sample, Settings};
-use scenario::{sample, spec, usage, warm_up_load, MEASURED_LOAD, PERIOD_MS, POD, REQUESTS};
-use scenario::{CONTAINERS, WARM_UP_STEPS};
+
+const PERIOD_MS: i64 = 15_000;
+
+static REQUESTS: [ResourceRequest<'static>; 1] = [ResourceRequest {
+    resource: "cpu",
+    quantity: Quantity::from_milli(500),
+}];
+static CONTAINERS: [Container<'static>; 1] = [Container {
+    name: "app",
+    kind: ContainerKind::Regular,
+    requests: &REQUESTS,
+}];
+static METRICS: [MetricSpec<'static>; 1] =
+    [MetricSpec::resource("cpu", MetricTarget::utilization(60))];
 
 /// How the caller lays out the pods' container specs.
 #[derive(Clone, Copy)]
@@ -27,6 +38,14 @@ enum Layout {
 fn pods(n: usize, layout: Layout) -> Vec<Pod<'static>> {
     (0..n)
         .map(|_| Pod {
+            name: "worker",
+            phase: PodPhase::Running,
+            ready: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition: Some(Instant(-3_600_000)),
+            }),
+            start_time: Some(Instant(-3_700_000)),
+            deleted: false,
             containers: match layout {
                 Layout::SharedTemplate => &CONTAINERS,
                 Layout::Distinct => {
@@ -42,7 +61,7 @@ fn pods(n: usize, layout: Layout) -> Vec<Pod<'static>> {
                     }]))
                 }
             },
-            ..POD
+            requests: None,
         })
         .collect()
 }
@@ -51,8 +70,33 @@ fn pods_distinct(n: usize) -> Vec<Pod<'static>> {
     pods(n, Layout::Distinct)
 }
 
-fn samples(n: usize, at: i64, load: i64) -> Vec<Option<Sample<'static>>> {
-    (0..n).map(|i| Some(sample(usage(i, load), at))).collect()
+fn samples(n: usize, at: i64, milli: i64) -> Vec<Option<Sample<'static>>> {
+    (0..n)
+        .map(|i| {
+            Some(Sample {
+                milli: milli + (i as i64 % 7),
+                timestamp: Instant(at),
+                window: Duration::from_secs(60),
+                containers: &[],
+            })
+        })
+        .collect()
+}
+
+fn spec() -> HpaSpec<'static> {
+    HpaSpec {
+        min_replicas: Some(1),
+        max_replicas: 100_000,
+        metrics: &METRICS,
+        behavior: Some(Behavior {
+            scale_up: None,
+            scale_down: Some(ScalingRules {
+                stabilization_window_seconds: Some(3600),
+                ..ScalingRules::default()
+            }),
+        }),
+        scale_target_ref: None,
+    }
 }
 
 /// A loose floor, hand-written: read the pod's phase, deletion and Ready status and add the
@@ -114,8 +158,10 @@ fn checks_floor(
 fn warmed_up(hpa: &Hpa<'_>, settings: &Settings, pods: &[Pod<'_>]) -> (Autoscaler, i64) {
     let mut autoscaler = Autoscaler::new();
     let mut t = 0;
-    for step in 0..WARM_UP_STEPS {
-        let s = samples(pods.len(), t, warm_up_load(step));
+    for step in 0..240 {
+        // Alternating load so that the history holds varied values and rescales.
+        let usage = if step % 2 == 0 { 420 } else { 240 };
+        let s = samples(pods.len(), t, usage);
         let metrics = [MetricValues::Pods(PodSamples {
             per_pod: &s,
             orphans: &[],
@@ -170,7 +216,7 @@ fn bench(c: &mut Criterion) {
         let pods = pods(n, Layout::SharedTemplate);
         let distinct = pods_distinct(n);
         let (state, now) = warmed_up(&hpa, &settings, &pods);
-        let s = samples(n, now, MEASURED_LOAD);
+        let s = samples(n, now, 330);
         let metrics = [MetricValues::Pods(PodSamples {
             per_pod: &s,
             orphans: &[],

@@ -1,6 +1,6 @@
-//! Cost probe: the host benchmark's scenario (`benches/scenario/mod.rs`, the one
-//! `benches/evaluate.rs` times) on the Cortex-M0, for a QEMU plugin to count (checks/qemu-insn,
-//! run by `.ci/footprint`).
+//! Cost probe: the host benchmark's scenario (`benches/evaluate.rs`, written again for
+//! `no_std` in `src/scenario.rs`) on the Cortex-M0, for a QEMU plugin to count
+//! (checks/qemu-insn, run by `.ci/footprint`).
 //!
 //! A CPU utilization HPA with a behavior and pods of one template, warmed up as the benchmark
 //! does: 240 evaluations 15 s apart with alternating load, reporting each rescale, so the
@@ -25,7 +25,7 @@
 
 #[path = "../out.rs"]
 mod out;
-#[path = "../../../../benches/scenario/mod.rs"]
+#[path = "../scenario.rs"]
 mod scenario;
 
 use core::hint::black_box;

@@ -1,9 +1,8 @@
-//! The evaluation benchmark's scenario, written once for the host benchmark
-//! (`benches/evaluate.rs`) and the Cortex-M0 cost probe (`examples/firmware/src/bin/cost.rs`,
-//! which includes this file), so that both measure the same evaluation: a CPU utilization HPA
-//! with a behavior (3600 s scale-down stabilization), pods of one template, warmed up for an
-//! hour of 15 s steps with alternating load (each rescale reported), then evaluated at
-//! [`MEASURED_LOAD`]. `no_std`: plain data and functions of the engine's types.
+//! The scenario of the host benchmark `benches/evaluate.rs`, for the Cortex-M0 cost probe
+//! (`src/bin/cost.rs`): the same spec, pods, samples and loads, without the allocation the
+//! benchmark's own helpers use. A CPU utilization HPA with a behavior (3600 s scale-down
+//! stabilization), pods of one template, warmed up for an hour of 15 s steps with alternating
+//! load (each rescale reported), then evaluated at [`MEASURED_LOAD`].
 
 use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
 use hpa::input::{ResourceRequest, Sample};
