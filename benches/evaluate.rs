@@ -10,7 +10,8 @@ use hpa::Settings;
 use hpa::{Autoscaler, Hpa, Instant, Observation, Pod, Sample};
 
 mod scenario;
-use scenario::{observed, pods, pods_distinct, samples, spec, timed, warmed_up, Layout, REQUESTS};
+use scenario::{observed, pods, pods_distinct, samples, spec, timed, warmed_up, Layout};
+use scenario::{MEASURED_LOAD, REQUESTS};
 
 /// A loose floor, hand-written: read the pod's phase, deletion and Ready status and add the
 /// sample of each running, ready pod. No requests, no readiness timing, no missing-pod
@@ -75,7 +76,7 @@ fn bench(c: &mut Criterion) {
         let pods = pods(n, Layout::SharedTemplate);
         let distinct = pods_distinct(n);
         let (state, now) = warmed_up(&hpa, &settings, &pods);
-        let s = samples(n, now, 330);
+        let s = samples(n, now, MEASURED_LOAD);
         observed(&pods, &s, now, |obs| {
             group.bench_with_input(BenchmarkId::new("sum_samples_baseline", n), &n, |b, _| {
                 b.iter(|| {

@@ -5,25 +5,12 @@
 
 use std::hint::black_box;
 
-use hpa::input::ResourceRequest;
-use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
-use hpa::spec::{Behavior, MetricSpec, MetricTarget, ScalingRules};
-use hpa::{Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod};
-use hpa::{PodSamples, Quantity, Sample, Settings};
+use hpa::input::{Container, ResourceRequest};
+use hpa::Settings;
+use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Pod, PodSamples, Sample};
 
-pub const PERIOD_MS: i64 = 15_000;
-
-pub static REQUESTS: [ResourceRequest<'static>; 1] = [ResourceRequest {
-    resource: "cpu",
-    quantity: Quantity::from_milli(500),
-}];
-pub static CONTAINERS: [Container<'static>; 1] = [Container {
-    name: "app",
-    kind: ContainerKind::Regular,
-    requests: &REQUESTS,
-}];
-pub static METRICS: [MetricSpec<'static>; 1] =
-    [MetricSpec::resource("cpu", MetricTarget::utilization(60))];
+mod data;
+pub use data::*;
 
 /// How the caller lays out the pods' container specs.
 #[derive(Clone, Copy)]
@@ -35,33 +22,22 @@ pub enum Layout {
     Distinct,
 }
 
+/// `n` pods like [`POD`], sharing its container list or each with copies of it.
 pub fn pods(n: usize, layout: Layout) -> Vec<Pod<'static>> {
     (0..n)
         .map(|_| Pod {
-            name: "worker",
-            phase: PodPhase::Running,
-            ready: Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(-3_600_000)),
-            }),
-            start_time: Some(Instant(-3_700_000)),
-            deleted: false,
             containers: match layout {
                 Layout::SharedTemplate => &CONTAINERS,
                 Layout::Distinct => {
                     let requests: &'static [ResourceRequest<'static>] =
-                        Box::leak(Box::new([ResourceRequest {
-                            resource: "cpu",
-                            quantity: Quantity::from_milli(500),
-                        }]));
+                        Box::leak(Box::new(REQUESTS));
                     Box::leak(Box::new([Container {
-                        name: "app",
-                        kind: ContainerKind::Regular,
                         requests,
+                        ..CONTAINERS[0]
                     }]))
                 }
             },
-            requests: None,
+            ..POD
         })
         .collect()
 }
@@ -70,33 +46,9 @@ pub fn pods_distinct(n: usize) -> Vec<Pod<'static>> {
     pods(n, Layout::Distinct)
 }
 
-pub fn samples(n: usize, at: i64, milli: i64) -> Vec<Option<Sample<'static>>> {
-    (0..n)
-        .map(|i| {
-            Some(Sample {
-                milli: milli + (i as i64 % 7),
-                timestamp: Instant(at),
-                window: Duration::from_secs(60),
-                containers: &[],
-            })
-        })
-        .collect()
-}
-
-pub fn spec() -> HpaSpec<'static> {
-    HpaSpec {
-        min_replicas: Some(1),
-        max_replicas: 100_000,
-        metrics: &METRICS,
-        behavior: Some(Behavior {
-            scale_up: None,
-            scale_down: Some(ScalingRules {
-                stabilization_window_seconds: Some(3600),
-                ..ScalingRules::default()
-            }),
-        }),
-        scale_target_ref: None,
-    }
+/// Every pod's sample under `load` at `at` ([`usage`], [`sample`]).
+pub fn samples(n: usize, at: i64, load: i64) -> Vec<Option<Sample<'static>>> {
+    (0..n).map(|i| Some(sample(usage(i, load), at))).collect()
 }
 
 /// `f` of the observation of `pods` with the Pods metric values `samples` at `now` (every pod
@@ -125,10 +77,8 @@ pub fn observed<T>(
 pub fn warmed_up(hpa: &Hpa<'_>, settings: &Settings, pods: &[Pod<'_>]) -> (Autoscaler, i64) {
     let mut autoscaler = Autoscaler::new();
     let mut t = 0;
-    for step in 0..240 {
-        // Alternating load so that the history holds varied values and rescales.
-        let usage = if step % 2 == 0 { 420 } else { 240 };
-        let s = samples(pods.len(), t, usage);
+    for step in 0..WARM_UP_STEPS {
+        let s = samples(pods.len(), t, warm_up_load(step));
         observed(pods, &s, t, |obs| {
             if let Ok(d) = autoscaler.evaluate(hpa, settings, obs) {
                 if d.rescale {

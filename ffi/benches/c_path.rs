@@ -14,7 +14,8 @@ use hpa_ffi::*;
 
 #[path = "../../benches/scenario/mod.rs"]
 mod scenario;
-use scenario::{observed, pods, samples, spec, timed, timed_batches, warmed_up, Layout, PERIOD_MS};
+use scenario::{observed, pods, samples, spec, timed, timed_batches, usage, warm_up_load};
+use scenario::{warmed_up, Layout, MEASURED_LOAD, PERIOD_MS, WARM_UP_STEPS};
 
 #[path = "../tests/world/mod.rs"]
 mod world;
@@ -99,14 +100,14 @@ impl CWorld {
         w
     }
 
-    /// The samples of `scenario::samples` at `now`.
-    fn observe(&mut self, now: i64, milli: i64) {
+    /// The samples of `scenario::samples` under `load` at `now`.
+    fn observe(&mut self, now: i64, load: i64) {
         for (i, sample) in self.samples.iter_mut().enumerate() {
             *sample = hpa_sample {
                 present: 1,
                 has_timestamp: 1,
                 has_window: 1,
-                milli: milli + (i as i64 % 7),
+                milli: usage(i, load),
                 timestamp_ms: now,
                 window_ms: 60_000,
                 containers: std::ptr::null(),
@@ -168,8 +169,8 @@ fn c_warmed_up(w: &mut CWorld) -> (Storage, i64) {
     let status = unsafe { hpa_autoscaler_init(&mut *a, size_of::<hpa_autoscaler>()) };
     assert_eq!(status, hpa_status::Ok);
     let mut t = 0;
-    for step in 0..240 {
-        w.observe(t, if step % 2 == 0 { 420 } else { 240 });
+    for step in 0..WARM_UP_STEPS {
+        w.observe(t, warm_up_load(step));
         if w.evaluate(&mut a).1 {
             // SAFETY: initialized storage.
             let status = unsafe { hpa_autoscaler_rescale_succeeded(&mut *a) };
@@ -188,11 +189,11 @@ fn bench(c: &mut Criterion) {
     for n in [10_usize, 100, 1_000] {
         let pods = pods(n, Layout::SharedTemplate);
         let (state, now) = warmed_up(&hpa, &settings, &pods);
-        let s = samples(n, now, 330);
+        let s = samples(n, now, MEASURED_LOAD);
         let mut world = CWorld::new(n);
         let (c_state, c_now) = c_warmed_up(&mut world);
         assert_eq!(c_now, now);
-        world.observe(now, 330);
+        world.observe(now, MEASURED_LOAD);
         observed(&pods, &s, now, |obs| {
             // The same decision both ways.
             let engine = state

@@ -1,5 +1,5 @@
-//! Cost probe: the host benchmark's scenario (`benches/evaluate.rs`, written again for
-//! `no_std` in `src/scenario.rs`) on the Cortex-M0, for a QEMU plugin to count
+//! Cost probe: the host benchmark's scenario (`benches/evaluate.rs`; its data in
+//! `benches/scenario/data.rs`, which this includes) on the Cortex-M0, for a QEMU plugin to count
 //! (checks/qemu-insn, run by `.ci/footprint`).
 //!
 //! A CPU utilization HPA with a behavior and pods of one template, warmed up as the benchmark
@@ -25,7 +25,7 @@
 
 #[path = "../out.rs"]
 mod out;
-#[path = "../scenario.rs"]
+#[path = "../../../../benches/scenario/data.rs"]
 mod scenario;
 
 use core::hint::black_box;

@@ -1,6 +1,7 @@
-//! The scenario of the host benchmark `benches/evaluate.rs`, for the Cortex-M0 cost probe
-//! (`src/bin/cost.rs`): the same spec, pods, samples and loads, without the allocation the
-//! benchmark's own helpers use. A CPU utilization HPA with a behavior (3600 s scale-down
+//! The benchmarks' scenario as data, `no_std` and without allocation: the host benchmarks
+//! (`benches/evaluate.rs`, `ffi/benches/c_path.rs`, through `mod.rs`) and the Cortex-M0 cost
+//! probe (`examples/firmware/src/bin/cost.rs`) include this file, so that they measure one
+//! evaluation. A CPU utilization HPA with a behavior (3600 s scale-down
 //! stabilization), pods of one template, warmed up for an hour of 15 s steps with alternating
 //! load (each rescale reported), then evaluated at [`MEASURED_LOAD`].
 
