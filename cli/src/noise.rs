@@ -117,9 +117,14 @@ impl Noise {
             return;
         }
         match u64::try_from(value) {
+            Ok(small) if small <= FITS_32 => {
+                for slot in slots {
+                    put(slot, scale_32(small, self.factor::<SHORT>()));
+                }
+            }
             Ok(small) if small <= FITS => {
                 for slot in slots {
-                    put(slot, (small * self.factor::<SHORT>() / MILLION) as i64);
+                    put(slot, scale_64(small, self.factor::<SHORT>()));
                 }
             }
             _ => {
@@ -152,6 +157,19 @@ fn reciprocal(span: u64) -> (u64, u32, bool) {
 /// The values whose product by any factor fits 64 bits: every sample of the week's fleet,
 /// any value below 9 x 10^12.
 const FITS: u64 = u64::MAX / (2 * MILLION);
+/// The values whose product by any factor fits 32 bits: up to 2,147.
+const FITS_32: u64 = u32::MAX as u64 / (2 * MILLION);
+
+/// [`scale`] of a value up to [`FITS`].
+fn scale_64(value: u64, factor: u64) -> i64 {
+    (value * factor / MILLION) as i64
+}
+
+/// [`scale`] of a value up to [`FITS_32`] (millicores per pod, say), where a cheaper
+/// multiplication divides by the constant.
+fn scale_32(value: u64, factor: u64) -> i64 {
+    i64::from((value * factor) as u32 / MILLION as u32)
+}
 
 /// `value x factor / 10^6` rounded toward zero, at least 0 and at most `i64::MAX`, for a
 /// `factor` in `[0, 2 x 10^6]`.
@@ -161,7 +179,7 @@ fn scale(value: i64, factor: u64) -> i64 {
         return 0;
     };
     if value <= FITS {
-        return (value * factor / MILLION) as i64;
+        return scale_64(value, factor);
     }
     // value x factor = (whole x 10^6 + part) x factor; part x factor < 2 x 10^12.
     let (whole, part) = (value / MILLION, value % MILLION);
@@ -204,9 +222,10 @@ mod tests {
             -2, -1, 0, 1, 2, 499_999, 500_000, 999_999, 1_000_000, 1_000_001,
         ]);
         values.extend([i64::MAX - 1, i64::MAX, i64::MAX / 2, i64::MAX / 2 + 1]);
-        // Where the product stops fitting 64 bits.
-        let fits = (u64::MAX / 2_000_000) as i64;
-        values.extend((fits - 3)..=(fits + 3));
+        // Where the product by the largest factor stops fitting 64 bits, and 32.
+        for fits in [u64::MAX / 2_000_000, u64::from(u32::MAX) / 2_000_000] {
+            values.extend((fits as i64 - 3)..=(fits as i64 + 3));
+        }
         // Where value x factor / 10^6 crosses i64::MAX for the largest factors.
         for factor in [1_999_999, 2_000_000] {
             let edge = (i128::from(i64::MAX) * 1_000_000 / factor) as i64;
@@ -257,6 +276,7 @@ mod tests {
         values.extend((0..2_000).map(|_| input.next() as i64));
         values.extend((0..2_000).map(|_| (input.next() >> 20) as i64));
         values.extend((0..2_000).map(|_| (input.next() >> 40) as i64));
+        values.extend((0..2_000).map(|_| (input.next() >> 52) as i64));
         for ppm in PPMS {
             let span = (2 * ppm + 1) as u64;
             // e = -ppm, 0, ppm and draws in between.
@@ -265,13 +285,43 @@ mod tests {
             for &draw in &draws {
                 let factor = 1_000_000 - ppm as u64 + draw % span;
                 for &value in &values {
-                    assert_eq!(
-                        scale(value, factor),
-                        plain(draw, ppm, value),
-                        "{value} x {factor}"
-                    );
+                    let expected = plain(draw, ppm, value);
+                    assert_eq!(scale(value, factor), expected, "{value} x {factor}");
+                    let Ok(value) = u64::try_from(value) else {
+                        continue;
+                    };
+                    if value <= FITS {
+                        assert_eq!(scale_64(value, factor), expected, "{value} x {factor}");
+                    }
+                    if value <= FITS_32 {
+                        assert_eq!(scale_32(value, factor), expected, "{value} x {factor}");
+                    }
                 }
             }
+        }
+    }
+
+    /// Every value of the 32-bit path at the largest factors, and its largest value at every
+    /// factor.
+    #[test]
+    fn the_32_bit_scaling_is_exact() {
+        let exact = |value: u64, factor: u64| (value * factor / 1_000_000) as i64;
+        for value in 0..=FITS_32 {
+            for factor in [0, 1, 999_999, 1_000_000, 1_999_999, 2_000_000] {
+                assert_eq!(
+                    scale_32(value, factor),
+                    exact(value, factor),
+                    "{value} x {factor}"
+                );
+            }
+        }
+        for factor in 0..=2_000_000 {
+            let value = FITS_32;
+            assert_eq!(
+                scale_32(value, factor),
+                exact(value, factor),
+                "{value} x {factor}"
+            );
         }
     }
 
@@ -292,12 +342,17 @@ mod tests {
         }
     }
 
-    /// Applying to a run of slots draws what applying to each in turn draws.
+    /// Applying to a run of slots draws what applying to each in turn draws, on each of its
+    /// paths (values whose products fit 32 bits, 64 bits, or neither).
     #[test]
     fn each_is_apply_in_turn() {
+        let mut input = inputs(14);
         let mut values = values();
         values.extend([-5, 0, 700, 701]);
-        for ppm in [0, 1, 3, 50_000, 999_999] {
+        for bits in [12, 24, 40, 64] {
+            values.extend((0..300).map(|_| (input.next() >> (64 - bits)) as i64));
+        }
+        for ppm in [0].into_iter().chain(PPMS) {
             let mut each = Noise::new(3, ppm);
             let mut one = Noise::new(3, ppm);
             for &value in &values {
