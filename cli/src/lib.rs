@@ -9,6 +9,7 @@ pub mod trace;
 // its saved states.
 pub mod csv_load;
 pub mod explain;
+mod noise;
 pub mod plot;
 pub mod simulate;
 pub mod simulate_cmd;

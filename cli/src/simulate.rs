@@ -66,6 +66,7 @@ use hpa::{Autoscaler, Hpa, Quantity};
 
 use crate::csv_load::Load;
 use crate::explain::{self, EventLog, Target};
+use crate::noise::Noise;
 use crate::trace::Manifest;
 
 /// The most pods the pool model holds (a guard against runaway specs).
@@ -97,7 +98,7 @@ pub struct Options {
     pub sync_period: i64,
     /// Time from a pod's creation to its readiness, ms.
     pub startup_delay: i64,
-    /// Noise amplitude in parts per million (0 for none).
+    /// Noise amplitude in parts per million, 0 (none) to 10^6.
     pub noise_ppm: i64,
     /// Noise seed.
     pub seed: u64,
@@ -434,39 +435,27 @@ pub struct Summary {
     pub overflowed_steps: usize,
 }
 
-/// splitmix64: a small, fast, well-mixed generator; fixed seed, same sequence everywhere.
-struct Noise {
-    state: u64,
-    ppm: i64,
-}
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `value x (1 + e)`, `e` uniform in `[-ppm, ppm]` parts per million, never negative.
-    fn apply(&mut self, value: i64) -> i64 {
-        if self.ppm == 0 {
-            return value;
-        }
-        let span = (2 * self.ppm + 1) as u64;
-        let e = (self.next() % span) as i64 - self.ppm;
-        let scaled = i128::from(value) * i128::from(1_000_000 + e) / 1_000_000;
-        i64::try_from(scaled.max(0)).unwrap_or(i64::MAX)
-    }
-}
-
 fn ceil_div(num: i128, den: i128) -> i128 {
     if num <= 0 {
         0
     } else {
         (num + den - 1) / den
     }
+}
+
+/// `put(slot, sample)` for each slot: `demand` spread evenly over the slots (the first
+/// `demand % slots` take one more than the others), with noise.
+fn spread<T>(noise: &mut Noise, demand: i64, slots: &mut [T], mut put: impl FnMut(&mut T, i64)) {
+    let Ok(count) = i64::try_from(slots.len()) else {
+        return;
+    };
+    if count == 0 {
+        return;
+    }
+    let (share, rest) = (demand / count, demand % count);
+    let (more, others) = slots.split_at_mut(usize::try_from(rest).unwrap_or(0));
+    noise.apply_each(share + 1, more, &mut put);
+    noise.apply_each(share, others, put);
 }
 
 /// Runs one plan. `demand[c]` is load column `c` at each evaluation; `tick` is called every
@@ -601,10 +590,7 @@ fn run_with<const R: usize, const E: usize>(
     }
     let mut ready = pods.len();
     let mut autoscaler: Autoscaler<R, E> = Autoscaler::new();
-    let mut noise = Noise {
-        state: opts.seed,
-        ppm: opts.noise_ppm,
-    };
+    let mut noise = Noise::new(opts.seed, opts.noise_ppm);
 
     // Per-metric sample buffers (pod-based metrics without a named container) and container
     // usage (ContainerResource metrics).
@@ -641,41 +627,31 @@ fn run_with<const R: usize, const E: usize>(
         for (m, metric) in plan.metrics.iter().enumerate() {
             let d = demand[metric.column][k];
             match &metric.feed {
-                Feed::PodShare { container } => {
-                    let (share, rest) = if ready == 0 {
-                        (0, 0)
-                    } else {
-                        (d / ready_i64, d % ready_i64)
-                    };
-                    let value = |i: usize, noise: &mut Noise| {
-                        noise.apply(share + i64::from((i as i64) < rest))
-                    };
-                    match container {
-                        None => {
-                            let buf = &mut buffers[m];
-                            buf.clear();
-                            for i in 0..ready {
-                                buf.push(Some(Sample {
-                                    milli: value(i, &mut noise),
-                                    timestamp: Instant(now),
-                                    window: SAMPLE_WINDOW,
-                                    containers: &[],
-                                }));
-                            }
-                            buf.resize(pods.len(), None);
-                        }
-                        Some(name) => {
-                            let u = &mut usage[m];
-                            u.clear();
-                            for i in 0..ready {
-                                u.push([ContainerUsage {
-                                    name,
-                                    milli: value(i, &mut noise),
-                                }]);
-                            }
-                        }
+                Feed::PodShare { container } => match container {
+                    None => {
+                        // Every slot written once: the ready pods' samples, then none for
+                        // the pending pods.
+                        let buf = &mut buffers[m];
+                        buf.resize(pods.len(), None);
+                        let (samples, pending) = buf.split_at_mut(ready);
+                        spread(&mut noise, d, samples, |slot, milli| {
+                            *slot = Some(Sample {
+                                milli,
+                                timestamp: Instant(now),
+                                window: SAMPLE_WINDOW,
+                                containers: &[],
+                            });
+                        });
+                        pending.fill(None);
                     }
-                }
+                    Some(name) => {
+                        let u = &mut usage[m];
+                        u.resize(ready, [ContainerUsage { name, milli: 0 }]);
+                        spread(&mut noise, d, u, |slot, milli| {
+                            *slot = [ContainerUsage { name, milli }];
+                        });
+                    }
+                },
                 Feed::PerReadyPod { .. } => {
                     let v = if ready == 0 { d } else { d / ready_i64 };
                     scalars[m] = noise.apply(v);
@@ -1050,24 +1026,5 @@ spec:
         );
         // The sidecar's 100 % against 50 % doubles the pool.
         assert_eq!(run.replicas[0], 8);
-    }
-
-    #[test]
-    fn noise_is_bounded_and_repeatable() {
-        let mut a = Noise {
-            state: 7,
-            ppm: 100_000,
-        };
-        let mut b = Noise {
-            state: 7,
-            ppm: 100_000,
-        };
-        for _ in 0..1000 {
-            let x = a.apply(1000);
-            assert_eq!(x, b.apply(1000));
-            assert!((900..=1100).contains(&x), "{x}");
-        }
-        let mut none = Noise { state: 7, ppm: 0 };
-        assert_eq!(none.apply(1234), 1234);
     }
 }
