@@ -1,103 +1,79 @@
-//! The window scans: the cutoff of a window or period, and what its entries, stored and
-//! folded, add up to.
+//! The window scans: the cutoff of a window or period, what the scale events of a period,
+//! stored and folded, add up to, and what the summaries of a window hold.
 
-use super::codec::{event_change, skip_varint, take_front, unzigzag};
-use super::fast;
+use super::codec::{gap_from_code, skip_varint, take_front};
+use super::extremes::Bound;
 use super::ring::Region;
 use super::summary::{Generations, Kind};
 use crate::time::{Duration, Instant};
-use crate::tuning::FAST_FORMS;
 
-/// What the values of some entries add up to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Totals {
-    /// The lowest and highest value (`i32::MAX` and `i32::MIN` without entries).
-    pub(super) low: i32,
-    pub(super) high: i32,
-    /// The sums of the positive values and of the negated negative ones, if asked for,
-    /// saturated to `i32::MAX`: every term is non-negative, so saturating each addition
-    /// equals saturating the exact sum (which is all `History::changes_in_period` keeps),
-    /// and 32-bit sums take less code than 64-bit ones on a 32-bit target.
+/// What the scale events of a period add up to: the sums of the positive changes and of the
+/// negated negative ones, saturated to `i32::MAX`. Every term is non-negative, so saturating
+/// each addition equals saturating the exact sum (which is all `History::changes_in_period`
+/// keeps), and 32-bit sums take less code than 64-bit ones on a 32-bit target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(super) struct Changes {
     pub(super) added: i32,
     pub(super) deleted: i32,
-    pub(super) sums: bool,
 }
 
-impl Totals {
-    pub(super) fn add(&mut self, value: i32) {
-        self.low = self.low.min(value);
-        self.high = self.high.max(value);
-        if self.sums {
-            if value > 0 {
-                self.added = self.added.saturating_add(value);
-            } else {
-                // `-i32::MIN` saturates, as the sum does.
-                self.deleted = self.deleted.saturating_sub(value);
-            }
+impl Changes {
+    pub(super) fn add(&mut self, change: i32) {
+        if change > 0 {
+            self.added = self.added.saturating_add(change);
+        } else {
+            // `-i32::MIN` saturates, as the sum does.
+            self.deleted = self.deleted.saturating_sub(change);
         }
     }
 }
 
-/// The totals of the entries of `region` in `bytes` from byte offset `start` of its live
-/// bytes (from [`Region::seek`]) to `end`, oldest first (`added` and `deleted` only if `sums`,
-/// which only scale events ask for: their codes are read with [`event_change`]).
-/// One function serves every scan: the stabilizations read `low` and `high`, the policy
-/// periods `added` and `deleted`. Small targets read every entry one by one (less code);
-/// hosts (`FAST_FORMS`) read runs of recommendations a block at a time ([`fast::totals`]).
-pub(super) fn totals(
-    region: &Region,
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    sums: bool,
-) -> Totals {
-    if FAST_FORMS {
-        fast::totals(region, bytes, start, end, sums)
-    } else {
-        scan(region, bytes, start, end, sums, |_, _| {})
-    }
+/// What the entries of a window hold: the extreme of their values with the newest entry
+/// holding it (for recommendations), and the sums of their changes (for scale events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Totals {
+    /// The highest order key ([`Bound::key`]) of the values: `i32::MIN` without entries.
+    pub(super) key: i32,
+    /// How long before the last entry read the newest entry holding `key` is (ms).
+    pub(super) age: u64,
+    pub(super) changes: Changes,
 }
 
-/// The body of [`totals`], inlined into each of its calls: every entry one by one, with
-/// `read_run` given the bytes after each value (from the next gap on) and the totals so far,
-/// to take a run of entries at once (the host's [`fast::totals`]) or nothing.
-#[inline(always)]
-pub(super) fn scan(
-    region: &Region,
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    sums: bool,
-    mut read_run: impl FnMut(&mut &[u8], &mut Totals),
-) -> Totals {
+/// The [`Totals`] of the entries of `live` (a ring's live bytes) from byte offset `start` (an
+/// entry's start, from [`Region::seek`]) on, with values read as `kind`. One loop for both
+/// rings, not inlined on small targets: the stabilizations read `key` and `age`, the policy
+/// periods `changes`.
+// The attribute states `crate::tuning::FAST_FORMS`'s choice (attributes cannot read it).
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+pub(super) fn totals(live: &[u8], start: usize, kind: Kind, bound: Bound) -> Totals {
     let mut t = Totals {
-        low: i32::MAX,
-        high: i32::MIN,
-        added: 0,
-        deleted: 0,
-        sums,
+        key: i32::MIN,
+        age: 0,
+        changes: Changes::default(),
     };
-    let Some(mut rest) = region.live(bytes).get(start..end) else {
+    let Some(mut rest) = live.get(start..) else {
         return t;
     };
-    // Every entry but the oldest starts with its gap.
+    // Every entry but the oldest starts with its gap; instants count from the first one read.
     if start != 0 && !skip_varint(&mut rest) {
         return t;
     }
-    loop {
-        let Some(code) = take_front(&mut rest) else {
-            return t;
-        };
-        t.add(if sums {
-            event_change(code)
-        } else {
-            unzigzag(code)
-        });
-        read_run(&mut rest, &mut t);
-        if !skip_varint(&mut rest) {
-            return t;
+    // Exact: the gaps add up to at most the span of `i64` instants.
+    let (mut at, mut holder) = (0_u64, 0_u64);
+    while let Some(code) = take_front(&mut rest) {
+        let value = kind.value(code);
+        t.changes.add(value);
+        let key = bound.key(value);
+        if key >= t.key {
+            (t.key, holder) = (key, at);
         }
+        let Some(gap) = take_front(&mut rest) else {
+            break;
+        };
+        at = at.wrapping_add(gap_from_code(gap));
     }
+    t.age = at.wrapping_sub(holder);
+    t
 }
 
 /// The lowest instant strictly after `now - window` when `after`, else not before it; `None`
@@ -124,60 +100,40 @@ pub(super) fn first_not_before(now: Instant, window: Duration) -> Option<i64> {
     first_in(now, window, false)
 }
 
-/// What the entries of a window add up to: the stored ones, and the folded ones merged as
-/// their ring's kind (see `Summary::merge`). `repr(C)`: [`totals`] writes `stored` in
-/// place.
-#[repr(C)]
-pub(super) struct Window {
-    pub(super) stored: Totals,
-    /// The lowest (`a`) and highest (`b`) folded recommendation, or the replicas added (`a`)
-    /// and deleted (`b`) by folded events: `i32::MAX`, `i32::MIN` or zeros without any.
-    pub(super) folded_a: i32,
-    pub(super) folded_b: i32,
-    /// Some summary falls in the window.
+/// What the scale events of a period add up to: the stored ones, and the folded ones.
+pub(super) struct Period {
+    pub(super) stored: Changes,
+    /// The replicas added and deleted by folded events.
+    pub(super) folded: Changes,
+    /// Some summary falls in the period, or some event is folded.
     pub(super) any_folded: bool,
 }
 
-/// The [`Window`] of the entries of a ring of `kind` not before `from` (none for `None`):
-/// `added` and `deleted` only for events. Not inlined on small targets: one routine for the
-/// stabilizations and the policy periods.
+/// The [`Period`] of the scale events not before `from` (none for `None`). Not inlined on
+/// small targets: one routine for every policy.
 // The attribute states `crate::tuning::FAST_FORMS`'s choice (attributes cannot read it).
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-pub(super) fn window(
+pub(super) fn period(
     region: &Region,
     bytes: &[u8],
     generations: &Generations,
-    kind: Kind,
     from: Option<i64>,
-) -> Window {
-    let end = region.used();
-    let events = kind == Kind::Events;
-    let start = from.map_or(end, |from| region.seek(bytes, from));
-    let (folded_a, folded_b, any_folded) = folded_in(generations, events, from);
-    // While events are folded, their slots count as free (module docs, "Overflow"): upstream
-    // may have overwritten another event than the ring did, so every period is reported.
-    let any_folded = any_folded || (events && generations.len != 0);
-    Window {
-        stored: totals(region, bytes, start, end, events),
-        folded_a,
-        folded_b,
-        any_folded,
+) -> Period {
+    let start = from.map_or(region.used(), |from| region.seek(bytes, from));
+    let (added, deleted, any_folded) = folded_in(generations, true, from);
+    Period {
+        stored: totals(region.live(bytes), start, Kind::Events, Bound::High).changes,
+        folded: Changes { added, deleted },
+        // While events are folded, their slots count as free (module docs, "Overflow"):
+        // upstream may have overwritten another event than the ring did, so every period is
+        // reported.
+        any_folded: any_folded || generations.len != 0,
     }
 }
 
-/// What a stabilization reads of its windows of recommendations: the lowest stored and folded
-/// one of the scale-up window, the highest of the scale-down window (`i32::MAX` and
-/// `i32::MIN` for none).
-pub(super) struct WindowBounds {
-    pub(super) low: i32,
-    pub(super) high: i32,
-    pub(super) folded_low: i32,
-    pub(super) folded_high: i32,
-}
-
-/// The [`Window`] fields of the summaries not before `from` (none for `None`), merged as
-/// events (`events`: sums) or recommendations (minimum and maximum), and whether there is
-/// any: the one statement of that rule.
+/// The summaries not before `from` (none for `None`), merged as events (`events`: replicas
+/// added and deleted) or recommendations (minimum and maximum), and whether there is any: the
+/// one statement of that rule. Inlined: each call merges one kind, and reads one field.
 #[inline(always)]
 pub(super) fn folded_in(
     generations: &Generations,

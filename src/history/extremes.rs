@@ -1,0 +1,241 @@
+//! The stabilization windows' extremes, kept between evaluations
+//! (docs/spec/history.md#window-extremes): the lowest recommendation of the last scale-up
+//! window and the highest of the last scale-down (or legacy) window, each with the newest
+//! entry that holds it. A window only moves forward in time, so while that entry is still in
+//! the window the extreme is unchanged by the entries that left it, and a new entry updates it
+//! in one compare: an evaluation scans its window only when the entry holding the extreme
+//! leaves it or the window grows.
+
+use super::scan::Totals;
+use crate::fingerprint::Fingerprint;
+
+/// Which extreme of a window.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bound {
+    /// The lowest recommendation (the scale-up window).
+    Low,
+    /// The highest recommendation (the scale-down or legacy window).
+    High,
+}
+
+impl Bound {
+    /// The order key of `value`: the highest key is the extreme. Flipping every bit reverses
+    /// the order without overflow: one compare serves both bounds (less code than a branch on
+    /// the bound at every entry). Its own inverse: the key of a key is the value.
+    pub(super) fn key(self, value: i32) -> i32 {
+        match self {
+            Bound::Low => !value,
+            Bound::High => value,
+        }
+    }
+}
+
+/// One window's extreme. Instants are milliseconds relative to the ring's newest entry
+/// (`Region::back`, never after it), in 32 bits: 32-bit arithmetic is one instruction an
+/// operation on a 32-bit target, and the windows are at most an hour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(super) struct Extreme {
+    /// The first instant of the window it was found for; [`Extreme::UNKNOWN`] when none is
+    /// kept (a new or restored history, after a fold, or a window that did not fit 32 bits).
+    first: i32,
+    /// The instant of the newest entry holding the extreme, not before `first`.
+    holder: i32,
+    /// The extreme's order key ([`Bound::key`]) among the entries from `first` on.
+    key: i32,
+}
+
+impl Extreme {
+    /// `first` of an extreme that is not kept.
+    const UNKNOWN: i32 = i32::MIN;
+    const NONE: Extreme = Extreme {
+        first: Self::UNKNOWN,
+        holder: 0,
+        key: 0,
+    };
+
+    /// The newest entry moved `gap` ms later, with order key `key`: it is in the window (whose
+    /// first instant is not after the previous newest entry).
+    fn push(&mut self, gap: i32, key: i32) {
+        // Not kept, or too old to say in 32 bits: found again by the next scan.
+        let first = self.first.checked_sub(gap).filter(|&f| f != Self::UNKNOWN);
+        *self = match (first, self.holder.checked_sub(gap)) {
+            (Some(first), _) if key >= self.key => Extreme {
+                first,
+                holder: 0,
+                key,
+            },
+            (Some(first), Some(holder)) => Extreme {
+                first,
+                holder,
+                key: self.key,
+            },
+            _ => Extreme::NONE,
+        };
+    }
+}
+
+/// The extremes of both stabilization windows. Plain data, like the rest of the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(super) struct Extremes {
+    low: Extreme,
+    high: Extreme,
+}
+
+impl Extremes {
+    /// Nothing kept.
+    pub(super) const NONE: Extremes = Extremes {
+        low: Extreme::NONE,
+        high: Extreme::NONE,
+    };
+
+    /// Adds every field to `f`.
+    pub(super) fn fingerprint(&self, f: &mut Fingerprint) {
+        for e in [self.low, self.high] {
+            f.word(u64::from(e.first.cast_unsigned()) << 32 | u64::from(e.holder.cast_unsigned()));
+            f.word(u64::from(e.key.cast_unsigned()));
+        }
+    }
+
+    /// A recommendation of `value` was appended `gap` ms after the newest entry, with nothing
+    /// folded.
+    pub(super) fn push(&mut self, gap: u64, value: i32) {
+        let Ok(gap) = i32::try_from(gap) else {
+            // Every kept instant is now too old to say in 32 bits.
+            *self = Extremes::NONE;
+            return;
+        };
+        self.low.push(gap, Bound::Low.key(value));
+        self.high.push(gap, Bound::High.key(value));
+    }
+
+    /// The order key ([`Bound::key`]) of the `bound` of the recommendations not before
+    /// `first`, an instant not after the newest one (`back`): kept, or found by `scan` (the
+    /// [`Totals`] of those recommendations) and then kept.
+    pub(super) fn bound(
+        &mut self,
+        bound: Bound,
+        back: i64,
+        first: i64,
+        scan: impl FnOnce() -> Totals,
+    ) -> i32 {
+        let kept = match bound {
+            Bound::Low => &mut self.low,
+            Bound::High => &mut self.high,
+        };
+        // Not positive: `first` is not after `back`.
+        let relative = first
+            .checked_sub(back)
+            .and_then(|r| i32::try_from(r).ok())
+            .filter(|&r| r != Extreme::UNKNOWN);
+        match relative {
+            Some(r) if kept.first != Extreme::UNKNOWN && kept.first <= r && r <= kept.holder => {
+                kept.key
+            }
+            _ => {
+                let Totals { key, age, .. } = scan();
+                *kept = match (relative, i32::try_from(age)) {
+                    (Some(first), Ok(age)) => Extreme {
+                        first,
+                        holder: age.wrapping_neg(),
+                        key,
+                    },
+                    _ => Extreme::NONE,
+                };
+                key
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::history::codec::zigzag;
+    use crate::history::ring::Ring;
+    use crate::history::scan::totals;
+    use crate::history::summary::Kind;
+    use testkit::Rng;
+
+    /// Kept extremes against a scan of a list, over random windows that move forward, grow
+    /// and shrink, entries that leave by age, values with long runs of rises and falls, and
+    /// gaps up to past the 32-bit range.
+    #[test]
+    fn kept_extremes_equal_a_scan() {
+        let mut rng = Rng::new(0xE7);
+        let (mut queries, mut scans) = (0_u32, 0_u32);
+        for round in 0..300 {
+            let mut ring: Ring<256> = Ring::new();
+            let mut extremes = Extremes::NONE;
+            let mut list: Vec<(i64, i32)> = Vec::new();
+            let mut at = i64::try_from(rng.below(1 << 40)).unwrap() - (1 << 39);
+            let mut value = 10_i32;
+            let windows = [0_i64, 1, 15_000, 300_000, 3_600_000, 1 << 31, i64::MAX];
+            let mut window = windows[round % windows.len()];
+            for _ in 0..400 {
+                let gap = match rng.below(10) {
+                    0 => 0,
+                    1 => rng.below(1 << 33),
+                    _ => 14_000 + rng.below(2_000),
+                };
+                at = at.saturating_add_unsigned(gap);
+                value = match rng.below(6) {
+                    0 => i32::try_from(rng.below(100)).unwrap(),
+                    1 | 2 => value.saturating_add(1),
+                    3 | 4 => value.saturating_sub(1),
+                    _ => value,
+                };
+                // Entries leave by age (the retention), or when the ring is full.
+                let before = ring.region.back;
+                let had = !ring.region.is_empty();
+                while !ring.push(at, zigzag(value)) {
+                    ring.pop_front();
+                    list.remove(0);
+                }
+                if had {
+                    extremes.push(ring.region.back.abs_diff(before), value);
+                } else {
+                    extremes = Extremes::NONE;
+                }
+                list.push((ring.region.back, value));
+                if rng.below(20) == 0 {
+                    window = windows[usize::try_from(rng.below(7)).unwrap()];
+                }
+                let back = ring.region.back;
+                for (bound, offset) in [(Bound::Low, 0), (Bound::High, 1)] {
+                    let first = back.saturating_sub(window).saturating_add(offset);
+                    if first > back {
+                        continue;
+                    }
+                    let kept: Vec<i32> =
+                        list.iter().filter(|e| e.0 >= first).map(|e| e.1).collect();
+                    let expected = match bound {
+                        Bound::Low => kept.iter().min(),
+                        Bound::High => kept.iter().max(),
+                    };
+                    let region = ring.region;
+                    // Windows of many entries, where keeping pays.
+                    let counted = (300_000..=3_600_000).contains(&window);
+                    let got = extremes.bound(bound, back, first, || {
+                        scans += u32::from(counted);
+                        let start = region.seek(&ring.bytes, first);
+                        totals(ring.live(), start, Kind::Recommendations, bound)
+                    });
+                    assert_eq!(
+                        Some(&bound.key(got)),
+                        expected,
+                        "round {round}, window {window}"
+                    );
+                    queries += u32::from(counted);
+                }
+            }
+        }
+        // The kept extremes are used: most queries of long windows scan nothing.
+        std::println!("{scans} scans for {queries} queries");
+        assert!(scans * 4 < queries, "{scans} scans for {queries} queries");
+    }
+}
