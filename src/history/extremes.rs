@@ -28,6 +28,14 @@ impl Bound {
             Bound::High => value,
         }
     }
+
+    /// Of a summary's lowest (`low`) and highest (`high`) value, the one of this bound.
+    pub(super) fn of(self, low: i32, high: i32) -> i32 {
+        match self {
+            Bound::Low => low,
+            Bound::High => high,
+        }
+    }
 }
 
 /// One window's extreme. Instants are milliseconds relative to the ring's newest entry
@@ -124,28 +132,28 @@ impl Extremes {
             Bound::Low => &mut self.low,
             Bound::High => &mut self.high,
         };
-        // Not positive: `first` is not after `back`.
-        let relative = first
-            .checked_sub(back)
-            .and_then(|r| i32::try_from(r).ok())
-            .filter(|&r| r != Extreme::UNKNOWN);
-        match relative {
-            Some(r) if kept.first != Extreme::UNKNOWN && kept.first <= r && r <= kept.holder => {
-                kept.key
-            }
-            _ => {
-                let Totals { key, age, .. } = scan();
-                *kept = match (relative, i32::try_from(age)) {
-                    (Some(first), Ok(age)) => Extreme {
-                        first,
-                        holder: age.wrapping_neg(),
-                        key,
-                    },
-                    _ => Extreme::NONE,
-                };
-                key
-            }
+        // `first - back`, not positive, or `UNKNOWN` when it does not fit 32 bits (a negation
+        // of at most `i32::MAX` is never `UNKNOWN`).
+        let relative =
+            i32::try_from(back.abs_diff(first)).map_or(Extreme::UNKNOWN, i32::wrapping_neg);
+        // `first - 1` wraps `UNKNOWN` to `i32::MAX`, after every `relative`; an `UNKNOWN`
+        // `relative` is before every `first - 1`.
+        if kept.first.wrapping_sub(1) < relative && relative <= kept.holder {
+            return kept.key;
         }
+        let Totals { key, age, .. } = scan();
+        let age = i32::try_from(age)
+            .ok()
+            .filter(|_| relative != Extreme::UNKNOWN);
+        *kept = match age {
+            Some(age) => Extreme {
+                first: relative,
+                holder: age.wrapping_neg(),
+                key,
+            },
+            None => Extreme::NONE,
+        };
+        key
     }
 }
 
@@ -222,8 +230,13 @@ mod tests {
                     let counted = (300_000..=3_600_000).contains(&window);
                     let got = extremes.bound(bound, back, first, || {
                         scans += u32::from(counted);
-                        let start = region.seek(&ring.bytes, first);
-                        totals(ring.live(), start, Kind::Recommendations, bound)
+                        totals(
+                            &region,
+                            &ring.bytes,
+                            Some(first),
+                            Kind::Recommendations,
+                            bound,
+                        )
                     });
                     assert_eq!(
                         Some(&bound.key(got)),

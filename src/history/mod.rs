@@ -132,7 +132,7 @@ use codec::{event_change, event_code, event_slot, unzigzag, zigzag, SLOT_BITS};
 use events::{take_slot, EventLists};
 use extremes::{Bound, Extremes};
 use ring::Ring;
-use scan::{first_after, first_not_before, folded_in, period as period_changes, totals};
+use scan::{first_after, first_not_before, totals, Changes};
 use summary::{record, Generations, Kind};
 
 /// The longest policy period Kubernetes accepts; older events never count again.
@@ -318,24 +318,29 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// highest) where there is none. The stored one is kept between evaluations
     /// ([`Extremes`]); the summaries are few.
     fn recommendation_bound(&mut self, bound: Bound, from: Option<i64>) -> (i32, i32) {
-        let (folded_low, folded_high, _) = folded_in(&self.folded_recommendations, false, from);
-        let folded = match bound {
-            Bound::Low => folded_low,
-            Bound::High => folded_high,
-        };
-        let ring = &self.recommendations;
-        let region = &ring.region;
-        let key = match from {
-            Some(from) if !region.is_empty() && from <= region.back => {
-                self.extremes.bound(bound, region.back, from, || {
-                    let start = region.seek(&ring.bytes, from);
-                    totals(ring.live(), start, Kind::Recommendations, bound)
-                })
+        // Order keys ([`Bound::key`]): the lowest key is the identity of the bound.
+        let (mut stored, mut folded) = (i32::MIN, i32::MIN);
+        if let Some(from) = from {
+            for g in self.folded_recommendations.iter() {
+                if g.at >= from {
+                    folded = folded.max(bound.key(bound.of(g.a, g.b)));
+                }
             }
-            // The lowest key: the identity of the bound (no recommendation).
-            _ => i32::MIN,
-        };
-        (bound.key(key), folded)
+            let ring = &self.recommendations;
+            let region = &ring.region;
+            if !region.is_empty() && from <= region.back {
+                stored = self.extremes.bound(bound, region.back, from, || {
+                    totals(
+                        region,
+                        &ring.bytes,
+                        Some(from),
+                        Kind::Recommendations,
+                        bound,
+                    )
+                });
+            }
+        }
+        (bound.key(stored), bound.key(folded))
     }
 
     /// Records a successful rescale from `old` to `new` replicas as upstream's
@@ -407,29 +412,42 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Replicas added and deleted by events strictly after `now - period`
-    /// (docs/spec/normalization.md#period-start).
+    /// (docs/spec/normalization.md#period-start). Not inlined on small targets: one routine
+    /// for every policy.
+    // The attribute states `crate::tuning::FAST_FORMS`'s choice (attributes cannot read it).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn changes_in_period(
         &self,
         now: Instant,
         period: Duration,
         direction: Direction,
     ) -> PeriodChanges {
-        let ring = &self.events;
+        let (ring, folded) = (&self.events, &self.folded_events);
         let from = first_after(now, period);
-        let p = period_changes(&ring.region, &ring.bytes, &self.folded_events, from);
-        let (mut added, mut deleted) = (p.stored.added, p.stored.deleted);
+        let stored = totals(&ring.region, &ring.bytes, from, Kind::Events, Bound::High).changes;
+        let Changes {
+            mut added,
+            mut deleted,
+        } = stored;
         // Count folded events only where they shrink this direction's budget. Either way
         // upstream may count them differently (folded events of the other direction would
         // widen it), so the decision is reported. Every count is non-negative: saturating
         // each addition saturates the exact sum.
-        match direction {
-            Direction::Up => added = added.saturating_add(p.folded.added),
-            Direction::Down => deleted = deleted.saturating_add(p.folded.deleted),
+        for g in folded.iter() {
+            if from.is_some_and(|from| g.at >= from) {
+                match direction {
+                    Direction::Up => added = added.saturating_add(g.a),
+                    Direction::Down => deleted = deleted.saturating_add(g.b),
+                }
+            }
         }
         PeriodChanges {
             added,
             deleted,
-            overflowed: p.any_folded,
+            // While events are folded, their slots count as free (module docs, "Overflow"):
+            // upstream may have overwritten another event than the ring did, so every period
+            // is reported.
+            overflowed: folded.len != 0,
         }
     }
 
