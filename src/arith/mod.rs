@@ -171,19 +171,12 @@ fn exact_quotient(count: i64, ratio: &Ratio, rounding: Rounding) -> i64 {
 
 /// `int64(ceil(float64(value) / float64(divisor)))`, saturating (per-pod status usage).
 pub(crate) fn ceil_div_i64(mode: Arithmetic, value: i64, divisor: i64) -> i64 {
-    #[cfg(feature = "exact")]
-    if exact(mode) {
-        let ratio = Ratio::Exact {
-            num: value,
-            den: divisor,
-            scale: 1,
-        };
-        return exact_quotient(1, &ratio, Rounding::Ceil64);
+    // The quotient [`ratio`] forms (one copy of its conversions and division).
+    match ratio(mode, value, divisor) {
+        Ratio::Float(q) => q.to_i64_rounded(true),
+        #[cfg(feature = "exact")]
+        exact @ Ratio::Exact { .. } => exact_quotient(1, &exact, Rounding::Ceil64),
     }
-    let _ = mode;
-    F64::from_i64(value)
-        .div(F64::from_i64(divisor))
-        .to_i64_rounded(true)
 }
 
 /// `float64(sum) >= float64(MaxInt64)` (External per-pod status usage cap).
