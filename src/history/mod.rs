@@ -412,10 +412,7 @@ impl<const R: usize, const E: usize> History<R, E> {
     }
 
     /// Replicas added and deleted by events strictly after `now - period`
-    /// (docs/spec/normalization.md#period-start). Not inlined on small targets: one routine
-    /// for every policy.
-    // The attribute states `crate::tuning::FAST_FORMS`'s choice (attributes cannot read it).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    /// (docs/spec/normalization.md#period-start).
     pub(crate) fn changes_in_period(
         &self,
         now: Instant,
