@@ -234,7 +234,7 @@ pub(crate) fn percent_change(mode: Arithmetic, start: i32, value: i32, up: bool)
 // 4-byte aligned on small targets (a Cortex-M0 loads an `i64` as two words anyway): the pod
 // pass's zeroed sums then call the `__aeabi_memclr4` programs link anyway, not a second copy
 // of it for 8-byte alignment (158 bytes of code).
-#[cfg_attr(not(target_pointer_width = "64"), repr(packed(4)))]
+#[cfg_attr(not(target_pointer_width = "64"), repr(C, packed(4)))]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Sum {
     lo: i64,
