@@ -44,20 +44,24 @@ impl Bound {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub(super) struct Extreme {
-    /// The first instant of the window it was found for; [`Extreme::UNKNOWN`] when none is
-    /// kept (a new or restored history, after a fold, or a window that did not fit 32 bits).
-    first: i32,
-    /// The instant of the newest entry holding the extreme, not before `first`.
+    /// The last instant before the window it was found for (negative: the window's first
+    /// instant is not after the newest entry); [`Extreme::UNKNOWN`] when none is kept (a new or
+    /// restored history, after a fold, or a window that did not fit 32 bits). The other fields
+    /// of an extreme not kept mean nothing: they are left as they were (one store, not three).
+    before: i32,
+    /// The instant of the newest entry holding the extreme, after `before`.
     holder: i32,
-    /// The extreme's order key ([`Bound::key`]) among the entries from `first` on.
+    /// The extreme's order key ([`Bound::key`]) among the entries after `before`.
     key: i32,
 }
 
 impl Extreme {
-    /// `first` of an extreme that is not kept.
-    const UNKNOWN: i32 = i32::MIN;
+    /// `before` of an extreme that is not kept: zero, after every window's `before`, so that
+    /// nothing kept is all zeros, like the rest of a new state (a `static` state then takes no
+    /// flash: it goes to `.bss`).
+    const UNKNOWN: i32 = 0;
     const NONE: Extreme = Extreme {
-        first: Self::UNKNOWN,
+        before: Self::UNKNOWN,
         holder: 0,
         key: 0,
     };
@@ -67,19 +71,20 @@ impl Extreme {
     /// copy for both bounds (32 bytes less code on a Cortex-M0).
     #[inline(never)]
     fn push(&mut self, gap: i32, key: i32) {
-        // The instants that stay above `UNKNOWN` when moved `gap` ms back are above `floor`:
-        // the others are not kept, or too old to say in 32 bits (found again by the next scan).
-        let floor = Self::UNKNOWN.wrapping_add(gap);
+        // The instants that stay in 32 bits when moved `gap` ms back are not below `floor`: the
+        // others are too old to say (found again by the next scan).
+        let floor = i32::MIN.wrapping_add(gap);
         let newer = key >= self.key;
-        if self.first > floor && (newer || self.holder >= floor) {
-            self.first = self.first.wrapping_sub(gap);
+        let kept = self.before != Self::UNKNOWN && self.before >= floor;
+        if kept && (newer || self.holder >= floor) {
+            self.before = self.before.wrapping_sub(gap);
             if newer {
                 (self.holder, self.key) = (0, key);
             } else {
                 self.holder = self.holder.wrapping_sub(gap);
             }
         } else {
-            *self = Extreme::NONE;
+            self.before = Self::UNKNOWN;
         }
     }
 }
@@ -97,8 +102,15 @@ impl Extremes {
     /// Adds every field to `f`.
     pub(super) fn fingerprint(&self, f: &mut Fingerprint) {
         for e in self.0 {
-            f.word(u64::from(e.first.cast_unsigned()) << 32 | u64::from(e.holder.cast_unsigned()));
+            f.word(u64::from(e.before.cast_unsigned()) << 32 | u64::from(e.holder.cast_unsigned()));
             f.word(u64::from(e.key.cast_unsigned()));
+        }
+    }
+
+    /// Nothing kept any more (see [`Extreme::before`]).
+    pub(super) fn forget(&mut self) {
+        for kept in &mut self.0 {
+            kept.before = Extreme::UNKNOWN;
         }
     }
 
@@ -107,7 +119,7 @@ impl Extremes {
     pub(super) fn push(&mut self, gap: u64, value: i32) {
         let Ok(gap) = i32::try_from(gap) else {
             // Every kept instant is now too old to say in 32 bits.
-            *self = Extremes::NONE;
+            self.forget();
             return;
         };
         let [low, high] = &mut self.0;
@@ -128,27 +140,25 @@ impl Extremes {
         let Some(kept) = self.0.get_mut(bound as usize) else {
             return scan().key;
         };
-        // `first - back`, not positive, or `UNKNOWN` when it does not fit 32 bits (a negation
-        // of at most `i32::MAX` is never `UNKNOWN`).
-        let relative =
-            i32::try_from(back.abs_diff(first)).map_or(Extreme::UNKNOWN, i32::wrapping_neg);
-        // `first - 1` wraps `UNKNOWN` to `i32::MAX`, after every `relative`; an `UNKNOWN`
-        // `relative` is before every `first - 1`.
-        if kept.first.wrapping_sub(1) < relative && relative <= kept.holder {
+        // `first - back`, not positive, or `i32::MIN` when it does not fit 32 bits (a negation
+        // of at most `i32::MAX` is never `i32::MIN`): before every kept `before`.
+        let relative = i32::try_from(back.abs_diff(first)).map_or(i32::MIN, i32::wrapping_neg);
+        // Not after `UNKNOWN`: nothing kept is used.
+        if kept.before < relative && relative <= kept.holder {
             return kept.key;
         }
         let Totals { key, age, .. } = scan();
-        let age = i32::try_from(age)
-            .ok()
-            .filter(|_| relative != Extreme::UNKNOWN);
-        *kept = match age {
-            Some(age) => Extreme {
-                first: relative,
-                holder: age.wrapping_neg(),
-                key,
-            },
-            None => Extreme::NONE,
-        };
+        let age = i32::try_from(age).ok().filter(|_| relative != i32::MIN);
+        match age {
+            Some(age) => {
+                *kept = Extreme {
+                    before: relative.wrapping_sub(1),
+                    holder: age.wrapping_neg(),
+                    key,
+                };
+            }
+            None => kept.before = Extreme::UNKNOWN,
+        }
         key
     }
 }

@@ -252,7 +252,7 @@ impl<const R: usize, const E: usize> History<R, E> {
                 self.extremes
                     .push(ring.region.back.abs_diff(back), replicas);
             }
-            _ => self.extremes = Extremes::NONE,
+            _ => self.extremes.forget(),
         }
     }
 
