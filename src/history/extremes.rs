@@ -1,7 +1,7 @@
-//! The stabilization windows' extremes, kept between evaluations
-//! (docs/spec/history.md#window-extremes): the lowest recommendation of the last scale-up
-//! window and the highest of the last scale-down (or legacy) window, each with the newest
-//! entry that holds it. A window only moves forward in time, so while that entry is still in
+//! The stabilization windows' extremes, kept between evaluations (the windows of
+//! docs/spec/history.md#recommendations; `super`'s docs, "Stabilization extremes"): the lowest
+//! recommendation of the last scale-up window and the highest of the last scale-down (or
+//! legacy) window, each with the newest entry that holds it. A window only moves forward in time, so while that entry is still in
 //! the window the extreme is unchanged by the entries that left it, and a new entry updates it
 //! in one compare: an evaluation scans its window only when the entry holding the extreme
 //! leaves it or the window grows.
