@@ -900,8 +900,9 @@ mod tests {
         );
         assert!(default <= 2048, "{default}");
         // The rings' bytes, two generation arrays of 16-byte summaries, and at most 184 bytes:
-        // ring positions (48), the scale-event lists' lengths and cutoffs (24), the status,
-        // the pending rescale and the last evaluation time.
+        // ring positions (48), the scale-event lists' lengths and cutoffs (24), the kept
+        // stabilization extremes (24), the status, the pending rescale and the last evaluation
+        // time.
         let summaries = 2 * crate::history::GENERATIONS * 16;
         assert!(default <= DEFAULT_RECOMMENDATION_BYTES + DEFAULT_EVENT_BYTES + summaries + 184);
         assert!(small <= 128 + 64 + summaries + 184, "{small}");

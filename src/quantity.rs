@@ -435,10 +435,18 @@ impl Quantity {
             }
         }
         // Decimal: the exponent lowered to a multiple of 3 (saturating at i32::MIN, the
-        // only exponent that cannot be lowered).
-        let zeros = self.exponent.rem_euclid(3);
-        let m = mul_pow10(magnitude, zeros.unsigned_abs()).min(limit);
-        (m, self.exponent.saturating_sub(zeros))
+        // only exponent that cannot be lowered). `rem_euclid(3)` without a division (none is
+        // linked for it on a Cortex-M0): 4 is 1 mod 3, so base-4 digit sums keep the remainder,
+        // and `e + 2^31 + 1` is `e` mod 3.
+        let fold = |mut z: u32| {
+            while z > 3 {
+                z = (z >> 2).wrapping_add(z & 3);
+            }
+            z
+        };
+        let zeros = fold(fold(self.exponent.cast_unsigned() ^ 1 << 31).wrapping_add(1)) % 3;
+        let m = mul_pow10(magnitude, zeros).min(limit);
+        (m, self.exponent.saturating_sub_unsigned(zeros))
     }
 
     /// Upstream `CanonicalizeBytes`, as numbers.

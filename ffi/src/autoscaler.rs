@@ -93,6 +93,7 @@ const FIELD_BYTES: usize = 8 + 8 // magic, check
     + (8 + 8 + 4 + 4) + 608 // scale-event ring
     + 2 * (8 * (8 + 4 + 4) + 1 + 7) // summary generations: slots, len, reserved
     + (2 * 4 + 2 * 8) // scale-event lists: lengths, cutoffs
+    + 2 * (4 + 4 + 4) // stabilization extremes: first instant, holder, value
     + (1 + 7) // history: seeded, reserved
     + (4 + 4 + 8 + 4 * 4) // status: desired, has last scale time, time, conditions
     + (8 + 4 + 4 + 4 + 1 + 1 + 2) // pending rescale

@@ -226,11 +226,8 @@ impl F64 {
         // One 32-bit count of the word holding the leading bit (u64::leading_zeros counts
         // both halves on a Cortex-M0).
         let hi = (mant >> 32) as u32;
-        let lz = if hi != 0 {
-            hi.leading_zeros()
-        } else {
-            (mant as u32).leading_zeros().wrapping_add(32)
-        };
+        let (word, below) = if hi != 0 { (hi, 0) } else { (mant as u32, 32) };
+        let lz = leading_zeros(word).wrapping_add(below);
         // The sticky flag joins bit 0, below the rounding position (shift >= 11 below): it
         // turns a remainder of exactly half into more than half, and lifts none below half
         // to half (half - 1 has bit 0 set already).
@@ -737,6 +734,29 @@ fn div_mant_loop(a: u64, b: u64) -> (u64, u64) {
     (q, r >> 1)
 }
 
+/// `x.leading_zeros()` for a nonzero `x`: natively on hosts ([`FAST_FORMS`]), elsewhere by
+/// halving the range five times in a loop (less code than `__clzsi2`, which only this would
+/// link on a Cortex-M0).
+fn leading_zeros(x: u32) -> u32 {
+    if FAST_FORMS {
+        return x.leading_zeros();
+    }
+    leading_zeros_steps(x)
+}
+
+/// [`leading_zeros`] in five steps (what 32-bit targets run).
+fn leading_zeros_steps(x: u32) -> u32 {
+    let (mut x, mut n, mut bits) = (x, 0_u32, 16_u32);
+    while bits != 0 {
+        if x.wrapping_shr(32_u32.wrapping_sub(bits)) == 0 {
+            x = x.wrapping_shl(bits);
+            n = n.wrapping_add(bits);
+        }
+        bits >>= 1;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -758,6 +778,10 @@ mod tests {
             let want = ((n / u128::from(b)) as u64, (n % u128::from(b)) as u64);
             assert_eq!(div_mant_loop(a, b), want, "{a} / {b}");
             assert_eq!(div_mant(a, b), want, "{a} / {b}");
+            // Every leading bit position, with random bits below it.
+            let word = (x as u32 | 1 << 31) >> (y % 32);
+            assert_eq!(leading_zeros_steps(word), word.leading_zeros(), "{word}");
+            assert_eq!(leading_zeros(word), word.leading_zeros(), "{word}");
         }
         for (a, b) in [
             (HIDDEN, HIDDEN),

@@ -1,10 +1,10 @@
 //! The pass's fast form, for hosts ([`crate::tuning::FAST_FORMS`]): the same pass as
 //! [`super::pass::Plain`], faster and larger. It reuses a pod's request for the next pods of
-//! the same template, counts runs of plainly ready pods in a loop without calls, and sums in
-//! 128 bits. On a Cortex-M0 the request cache alone was about 100 bytes of code, and flash is
-//! scarcer there than the time of one request per pod.
+//! the same template also when their slices are only equal in content (the plain form: the
+//! same slices), counts runs of plainly ready pods in a loop without calls, and sums in 128
+//! bits.
 
-use super::pass::Form;
+use super::pass::{same_pod_level, Form};
 use crate::arith::Sum;
 use crate::input::{Container, Pod, ResourceRequest, Sample};
 use crate::pods::{plainly_ready, pod_request, Grouping, RequestError};
@@ -55,7 +55,7 @@ impl<'a> Form<'a> for Fast<'a> {
 
     fn request(
         &mut self,
-        pod: &Pod<'a>,
+        pod: &'a Pod<'a>,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>> {
@@ -83,15 +83,6 @@ impl<'a> Form<'a> for Fast<'a> {
 
 /// Container slice, pod-level request slice, and the request they give.
 type CachedRequest<'a> = (&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64);
-
-/// The same pod-level request slice (or none on both sides).
-fn same_pod_level(a: Option<&[ResourceRequest<'_>]>, b: Option<&[ResourceRequest<'_>]>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => core::ptr::eq(a, b),
-        _ => false,
-    }
-}
 
 /// The same container slice, or slices equal in everything a request depends on (the
 /// comparison costs less than the request it saves): kinds, names when one container is named,

@@ -5,7 +5,7 @@
 use super::ratio::percent_of;
 use super::{sample_value, CalcContext, CalcError};
 use crate::arith::Sum;
-use crate::input::{Pod, PodSamples, Sample};
+use crate::input::{Pod, PodSamples, ResourceRequest, Sample};
 use crate::pods::{group, pod_request, Grouping, PodGroup, RequestError};
 
 /// Counts and sums of the pass over the pods.
@@ -50,7 +50,7 @@ pub(super) trait Form<'a>: Default {
     /// `pod`'s request for `resource` ([`pod_request`]).
     fn request(
         &mut self,
-        pod: &Pod<'a>,
+        pod: &'a Pod<'a>,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>>;
@@ -62,15 +62,26 @@ pub(super) trait Form<'a>: Default {
     fn sums(self) -> (Sum, Sum);
 }
 
-/// The form the specification states: each pod's request computed, the sums kept as [`Sum`]s
-/// (calls: on a Cortex-M0 each inlined addition is about 70 bytes).
+/// The form the specification states, with the sums kept as [`Sum`]s (calls: on a Cortex-M0
+/// each inlined addition is about 70 bytes). A pod's request is the last one computed when the
+/// pod has the container and pod-level request slices of the pod it was computed for (pods of
+/// one template, as firmware and C callers build them: equal inputs, equal request). On a
+/// Cortex-M0 a cpu request is most of a pod's time (about 440 of 760 instructions); reusing it
+/// costs 72 bytes of code there, and reusing it also for slices equal in content, as hosts do
+/// ([`super::fast`]), would cost 236 more.
+// 4-byte aligned on small targets, as `Sum`: the `i64` of `last` made it 8-byte aligned, and
+// zeroing it then linked `__aeabi_memclr8` (158 bytes) beside the `__aeabi_memclr4` programs
+// link anyway.
+#[cfg_attr(not(target_pointer_width = "64"), repr(C, packed(4)))]
 #[derive(Default)]
-pub(super) struct Plain {
+pub(super) struct Plain<'a> {
     values: Sum,
     requests: Sum,
+    /// The last pod whose request was computed, and that request.
+    last: Option<(&'a Pod<'a>, i64)>,
 }
 
-impl<'a> Form<'a> for Plain {
+impl<'a> Form<'a> for Plain<'a> {
     fn ready_run(
         &mut self,
         _: (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
@@ -83,11 +94,19 @@ impl<'a> Form<'a> for Plain {
 
     fn request(
         &mut self,
-        pod: &Pod<'a>,
+        pod: &'a Pod<'a>,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>> {
-        pod_request(pod, container, resource)
+        if let Some((last, milli)) = self.last {
+            if same_slices(last, pod) {
+                return Ok(milli);
+            }
+        }
+        // An error is not kept: the next pod computes its own (it names its pod).
+        let milli = pod_request(pod, container, resource)?;
+        self.last = Some((pod, milli));
+        Ok(milli)
     }
 
     fn add_ready(&mut self, value: i64, request: i64) {
@@ -97,6 +116,24 @@ impl<'a> Form<'a> for Plain {
 
     fn sums(self) -> (Sum, Sum) {
         (self.values, self.requests)
+    }
+}
+
+/// `b` has `a`'s container slice and pod-level request slice (the same ones, not equal ones):
+/// everything its request depends on.
+fn same_slices(a: &Pod<'_>, b: &Pod<'_>) -> bool {
+    core::ptr::eq(a.containers, b.containers) && same_pod_level(a.requests, b.requests)
+}
+
+/// The same pod-level request slice (or none on both sides).
+pub(super) fn same_pod_level(
+    a: Option<&[ResourceRequest<'_>]>,
+    b: Option<&[ResourceRequest<'_>]>,
+) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => core::ptr::eq(a, b),
+        _ => false,
     }
 }
 
@@ -225,4 +262,90 @@ pub(super) fn pod_pass<'a, F: Form<'a>>(
     // Last: taken before the orphans' loop, the sums cost 56 bytes more on a Cortex-M0.
     (pass.value_sum, pass.request_sum) = form.sums();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::input::{Container, ContainerKind, PodPhase};
+    use crate::quantity::Quantity;
+
+    /// The plain form's request is [`pod_request`]'s for every pod, over random sequences of
+    /// pods of a few templates (the same slices, equal slices of their own, a container that
+    /// lacks the resource, no container, pod-level requests), and it is computed again for each
+    /// pod but those with the last computed pod's slices.
+    #[test]
+    fn a_reused_request_is_the_one_computed() {
+        let request = |resource, milli| ResourceRequest {
+            resource,
+            quantity: Quantity::from_milli(milli),
+        };
+        let container = |name, requests| Container {
+            name,
+            kind: ContainerKind::Regular,
+            requests,
+        };
+        let (cpu, cpu_again, memory) = (
+            [request("cpu", 500)],
+            [request("cpu", 500)],
+            [request("memory", 7_000)],
+        );
+        let app = [container("app", &cpu)];
+        let app_again = [container("app", &cpu_again)];
+        let memory_only = [container("app", &memory)];
+        let two = [container("app", &cpu), container("side", &memory)];
+        let templates: [&[Container<'_>]; 5] = [&app, &app_again, &memory_only, &[], &two];
+        let (pod_level, pod_level_again) = ([request("cpu", 900)], [request("cpu", 900)]);
+        let pod_levels = [None, Some(&pod_level[..]), Some(&pod_level_again[..])];
+        let names = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+        let mut next = crate::arith::test_rng(0x5EED_0F7E_3A11_AE00);
+        let (mut reused, mut computed) = (0, 0);
+        for _ in 0..500 {
+            let n = (next() % 8) as usize;
+            let pods: Vec<Pod<'_>> = (0..n)
+                .map(|i| {
+                    let r = next();
+                    // Runs of one template, as callers build them, and changes of template.
+                    let t = if r.is_multiple_of(3) { r >> 8 } else { 0 };
+                    Pod {
+                        name: names[i],
+                        phase: PodPhase::Running,
+                        ready: None,
+                        start_time: None,
+                        deleted: false,
+                        containers: templates[(t % 5) as usize],
+                        requests: pod_levels[(t >> 4) as usize % 3],
+                    }
+                })
+                .collect();
+            for (container, resource) in [
+                (None, "cpu"),
+                (None, "memory"),
+                (Some("app"), "cpu"),
+                (Some("side"), "memory"),
+            ] {
+                let mut form = Plain::default();
+                for pod in &pods {
+                    let last = form.last;
+                    let got = form.request(pod, container, resource);
+                    assert_eq!(got, pod_request(pod, container, resource), "{pod:?}");
+                    if last.is_some_and(|(last, _)| same_slices(last, pod)) {
+                        // Nothing computed: the last pod is still the one computed.
+                        let kept = form.last.map(|(p, milli)| (core::ptr::from_ref(p), milli));
+                        assert_eq!(kept, last.map(|(p, milli)| (core::ptr::from_ref(p), milli)));
+                        reused += 1;
+                    } else {
+                        computed += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            reused > 1000 && computed > 1000,
+            "{reused} reused, {computed} computed"
+        );
+    }
 }

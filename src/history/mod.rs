@@ -35,11 +35,19 @@
 //! would check for the wrap; `heapless` still holds the engine's other fixed lists). The code
 //! works on byte slices, shared by every capacity. A scan first finds the oldest entry of its
 //! window or period by adding up gaps from the oldest entry, then reads only the values from
-//! there on, one by one. Hosts (64-bit pointers: `crate::tuning::FAST_FORMS`) compile faster
-//! forms that cost code, with the same results: they add up gaps from the end nearer in time
-//! (few entries for a short window, none when the window covers the whole ring) and read
-//! recommendations in runs of two-byte gaps with one- or two-byte values 24 bytes (8 or 6
-//! entries) at a time.
+//! there on, one by one. Hosts (64-bit pointers: `crate::tuning::FAST_FORMS`) compile a faster
+//! form that costs code, with the same results: they add up gaps from the end nearer in time
+//! (few entries for a short window, none when the window covers the whole ring).
+//!
+//! # Stabilization extremes
+//!
+//! A stabilization window's extreme (the lowest recommendation of the scale-up window, the
+//! highest of the scale-down or legacy window) is kept between evaluations with the instant of
+//! the newest entry holding it (`extremes.rs`). Windows only move forward, so while that entry
+//! is in the window, the entries leaving it cannot change the extreme, and a new entry changes
+//! it in one compare. The window is scanned again only when that entry leaves it, the window
+//! grows, or entries were folded: a steady or oscillating load costs no scan, a load that
+//! falls (or rises) for a whole window one scan an evaluation, as before.
 //!
 //! # Scale events
 //!
@@ -99,7 +107,8 @@
 //! # Source layout
 //!
 //! `codec.rs`: varints and the gap and value codes; `ring.rs`: the byte ring; `scan.rs`: the
-//! cutoff of a window and what its entries, stored and folded, add up to; `summary.rs`:
+//! cutoff of a window and what the events of a period, stored and folded, add up to;
+//! `extremes.rs`: the stabilization extremes kept between evaluations; `summary.rs`:
 //! folding; `events.rs`: upstream's scale-event lists and the slot a store overwrites;
 //! `fast.rs`: the hosts' fast forms; `parts.rs`: the history as values for snapshots, and
 //! their consistency check; this file: the [`History`] API. Each file holds the unit
@@ -107,6 +116,7 @@
 
 mod codec;
 mod events;
+mod extremes;
 mod fast;
 mod parts;
 mod ring;
@@ -118,11 +128,11 @@ pub(crate) use parts::{check as check_parts, FoldedParts, HistoryParts, PartsErr
 pub(crate) use summary::Summary;
 
 use crate::time::{Duration, Instant, ZeroIsMin};
-use crate::tuning::FAST_FORMS;
 use codec::{event_change, event_code, event_slot, unzigzag, zigzag, SLOT_BITS};
 use events::{take_slot, EventLists};
+use extremes::{Bound, Extremes};
 use ring::Ring;
-use scan::{first_after, first_not_before, window, Window, WindowBounds};
+use scan::{first_after, first_not_before, totals, Changes};
 use summary::{record, Generations, Kind};
 
 /// The longest policy period Kubernetes accepts; older events never count again.
@@ -190,6 +200,8 @@ pub struct History<const R: usize, const E: usize> {
     folded_events: Generations,
     /// What upstream's scale-event lists hold beyond the ring's entries.
     lists: EventLists,
+    /// The stabilization windows' extremes found so far, derived from the recommendations.
+    extremes: Extremes,
     /// Upstream has a list (possibly empty): non-zero. A new HPA has none, and its first
     /// evaluation seeds `(current, now)`. A byte, not a `bool`, and the padding after it a
     /// field: every bit pattern of the state is a value.
@@ -213,6 +225,7 @@ impl<const R: usize, const E: usize> History<R, E> {
             folded_recommendations: Generations::new(),
             folded_events: Generations::new(),
             lists: EventLists::NEW,
+            extremes: Extremes::NONE,
             seeded: 0,
             reserved: [0; 7],
         }
@@ -223,6 +236,7 @@ impl<const R: usize, const E: usize> History<R, E> {
     pub(crate) fn push_recommendation(&mut self, replicas: i32, now: Instant, retention: Duration) {
         self.seeded = 1;
         let ring = &mut self.recommendations;
+        let previous = (!ring.region.is_empty()).then_some(ring.region.back);
         record(
             &mut ring.region,
             &mut ring.bytes,
@@ -232,6 +246,14 @@ impl<const R: usize, const E: usize> History<R, E> {
             zigzag(replicas),
             retention,
         );
+        // A fold may take an entry holding an extreme: the next stabilization scans.
+        match previous {
+            Some(back) if self.folded_recommendations.len == 0 => {
+                self.extremes
+                    .push(ring.region.back.abs_diff(back), replicas);
+            }
+            _ => self.extremes.forget(),
+        }
     }
 
     /// Seeds `(current, now)` if upstream would have no list yet.
@@ -255,7 +277,7 @@ impl<const R: usize, const E: usize> History<R, E> {
     /// One routine: the legacy path is the behavior's scale-down half without a scale-up
     /// window, its lower bound raised to the upper one.
     pub(crate) fn stabilize(
-        &self,
+        &mut self,
         desired: i32,
         current: i32,
         now: Instant,
@@ -266,29 +288,16 @@ impl<const R: usize, const E: usize> History<R, E> {
             Stabilization::Behavior(up, down) => (first_after(now, up), first_after(now, down)),
         };
         let legacy = matches!(windows, Stabilization::Legacy(_));
-        let bounds = if FAST_FORMS && !legacy {
-            // Hosts read both windows in one pass.
-            let (ring, folded) = (&self.recommendations, &self.folded_recommendations);
-            fast::stabilization_bounds(ring, folded, up_from, down_from)
-        } else {
-            // Each window on its own (the legacy path has no scale-up window: no scan).
-            let u = self.recommendation_window(up_from);
-            let d = self.recommendation_window(down_from);
-            WindowBounds {
-                low: u.stored.low,
-                high: d.stored.high,
-                folded_low: u.folded_a,
-                folded_high: d.folded_b,
-            }
-        };
-        let (mut up, mut down) = (desired.min(bounds.low), desired.max(bounds.high));
-        let (folded_up, folded_down) = (bounds.folded_low, bounds.folded_high);
+        // The legacy path has no scale-up window: nothing to read.
+        let (low, folded_low) = self.recommendation_bound(Bound::Low, up_from);
+        let (high, folded_high) = self.recommendation_bound(Bound::High, down_from);
+        let (mut up, mut down) = (desired.min(low), desired.max(high));
         if legacy {
             up = down;
         }
         let stabilize = |low: i32, high: i32| current.max(low).min(high);
         let (exact_up, exact_down) = (up, down);
-        (up, down) = (up.min(folded_up), down.max(folded_down));
+        (up, down) = (up.min(folded_low), down.max(folded_high));
         let replicas = stabilize(up, down);
         // The legacy path reports any folded maximum above the exact one.
         let overflowed = if legacy {
@@ -304,17 +313,34 @@ impl<const R: usize, const E: usize> History<R, E> {
         }
     }
 
-    /// The [`Window`] of the recommendations not before `from` (none for `None`).
-    #[inline]
-    fn recommendation_window(&self, from: Option<i64>) -> Window {
-        let ring = &self.recommendations;
-        window(
-            &ring.region,
-            &ring.bytes,
-            &self.folded_recommendations,
-            Kind::Recommendations,
-            from,
-        )
+    /// The `bound` of the stored and of the folded recommendations not before `from` (none
+    /// for `None`): the identity of the bound (`i32::MAX` for the lowest, `i32::MIN` for the
+    /// highest) where there is none. The stored one is kept between evaluations
+    /// ([`Extremes`]); the summaries are few.
+    fn recommendation_bound(&mut self, bound: Bound, from: Option<i64>) -> (i32, i32) {
+        // Order keys ([`Bound::key`]): the lowest key is the identity of the bound.
+        let (mut stored, mut folded) = (i32::MIN, i32::MIN);
+        if let Some(from) = from {
+            for g in self.folded_recommendations.iter() {
+                if g.at >= from {
+                    folded = folded.max(bound.key(bound.of(g.a, g.b)));
+                }
+            }
+            let ring = &self.recommendations;
+            let region = &ring.region;
+            if !region.is_empty() && from <= region.back {
+                stored = self.extremes.bound(bound, region.back, from, || {
+                    totals(
+                        region,
+                        &ring.bytes,
+                        Some(from),
+                        Kind::Recommendations,
+                        bound,
+                    )
+                });
+            }
+        }
+        (bound.key(stored), bound.key(folded))
     }
 
     /// Records a successful rescale from `old` to `new` replicas as upstream's
@@ -393,27 +419,32 @@ impl<const R: usize, const E: usize> History<R, E> {
         period: Duration,
         direction: Direction,
     ) -> PeriodChanges {
-        let ring = &self.events;
-        let w = window(
-            &ring.region,
-            &ring.bytes,
-            &self.folded_events,
-            Kind::Events,
-            first_after(now, period),
-        );
-        let (mut added, mut deleted) = (w.stored.added, w.stored.deleted);
+        let (ring, folded) = (&self.events, &self.folded_events);
+        let from = first_after(now, period);
+        let stored = totals(&ring.region, &ring.bytes, from, Kind::Events, Bound::High).changes;
+        let Changes {
+            mut added,
+            mut deleted,
+        } = stored;
         // Count folded events only where they shrink this direction's budget. Either way
         // upstream may count them differently (folded events of the other direction would
         // widen it), so the decision is reported. Every count is non-negative: saturating
         // each addition saturates the exact sum.
-        match direction {
-            Direction::Up => added = added.saturating_add(w.folded_a),
-            Direction::Down => deleted = deleted.saturating_add(w.folded_b),
+        for g in folded.iter() {
+            if from.is_some_and(|from| g.at >= from) {
+                match direction {
+                    Direction::Up => added = added.saturating_add(g.a),
+                    Direction::Down => deleted = deleted.saturating_add(g.b),
+                }
+            }
         }
         PeriodChanges {
             added,
             deleted,
-            overflowed: w.any_folded,
+            // While events are folded, their slots count as free (module docs, "Overflow"):
+            // upstream may have overwritten another event than the ring did, so every period
+            // is reported.
+            overflowed: folded.len != 0,
         }
     }
 

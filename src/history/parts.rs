@@ -5,6 +5,7 @@
 
 use super::codec::{event_change, event_slot, gap_from_code, SLOT_BITS};
 use super::events::{Direction, EventLists};
+use super::extremes::Extremes;
 use super::ring::{Region, Ring};
 use super::summary::{Generations, Summary};
 use super::{History, GENERATIONS};
@@ -297,6 +298,7 @@ impl<const R: usize, const E: usize> History<R, E> {
             f.word(len.into());
             f.int(before);
         }
+        self.extremes.fingerprint(f);
         f.word(self.seeded.into());
         f.bytes(&self.reserved);
     }
@@ -334,6 +336,7 @@ impl<const R: usize, const E: usize> History<R, E> {
         self.events.set_parts(&parts.events, event_back);
         self.folded_recommendations = Generations::from_parts(&parts.folded_recommendations);
         self.folded_events = Generations::from_parts(&parts.folded_events);
+        self.extremes = Extremes::NONE;
         let mut lists = EventLists::NEW;
         for (d, i) in [(Direction::Up, 0), (Direction::Down, 1)] {
             let (len, before) = lists.list_mut(d);
