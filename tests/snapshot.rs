@@ -10,22 +10,14 @@ use std::path::Path;
 
 use hpa::history::Direction;
 use hpa::snapshot::{RestoreError, Snapshot, FORMAT_VERSION};
-use hpa::spec::{
-    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
-    SelectPolicy,
-};
-use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Quantity, Settings};
-use testkit::snapshot::crc32;
+use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
+use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Settings};
+use testkit::snapshot::{crc32, queue_steps, QUEUE, SCALE_UP};
 use testkit::Rng;
 
 fn fresh() -> Autoscaler {
     Autoscaler::new()
 }
-
-static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
-    MetricIdentifier::named("queue"),
-    MetricTarget::average_value(Quantity::from_milli(1000)),
-)];
 
 fn rules(rng: &mut Rng) -> Option<ScalingRules<'static>> {
     if rng.chance(10) {
@@ -55,7 +47,7 @@ fn spec(rng: &mut Rng) -> &'static HpaSpec<'static> {
     Box::leak(Box::new(HpaSpec {
         min_replicas: Some(rng.range32(1, 3)),
         max_replicas: rng.range32(4, 60),
-        metrics: &METRICS,
+        metrics: &QUEUE,
         behavior,
         scale_target_ref: None,
     }))
@@ -177,7 +169,7 @@ fn time_spent_powered_off_counts_when_the_caller_says_so() {
     static SPEC: HpaSpec<'static> = HpaSpec {
         min_replicas: Some(1),
         max_replicas: 20,
-        metrics: &METRICS,
+        metrics: &QUEUE,
         behavior: Some(Behavior {
             scale_up: None,
             scale_down: Some(ScalingRules {
@@ -220,27 +212,15 @@ fn time_spent_powered_off_counts_when_the_caller_says_so() {
 /// Builds the state the fixtures hold: a behavior HPA after a burst of rescales, its last
 /// rescale not yet reported.
 fn fixture_state() -> (Autoscaler, i64) {
-    static UP: [ScalingPolicy; 2] = [
-        ScalingPolicy {
-            type_: PolicyType::Pods,
-            value: 4,
-            period_seconds: 60,
-        },
-        ScalingPolicy {
-            type_: PolicyType::Percent,
-            value: 100,
-            period_seconds: 15,
-        },
-    ];
     static SPEC: HpaSpec<'static> = HpaSpec {
         min_replicas: Some(2),
         max_replicas: 40,
-        metrics: &METRICS,
+        metrics: &QUEUE,
         behavior: Some(Behavior {
             scale_up: Some(ScalingRules {
                 stabilization_window_seconds: Some(0),
                 select_policy: Some(SelectPolicy::Max),
-                policies: Some(&UP),
+                policies: Some(&SCALE_UP),
                 tolerance: None,
             }),
             scale_down: None,
@@ -249,34 +229,14 @@ fn fixture_state() -> (Autoscaler, i64) {
     };
     let hpa = Hpa::new(&SPEC, &Settings::DEFAULT).unwrap();
     let mut a = fresh();
-    let mut replicas = 2;
-    let proposals = [3, 9, 30, 30, 12, 12, 5, 40, 40, 8];
-    let mut at = 0;
-    for (i, p) in proposals.into_iter().enumerate() {
-        at = 15_000 * i as i64;
-        let values = [p * 1000];
-        let metrics = [MetricValues::External(&values)];
-        // The last step finds the target below minReplicas: a rescale it does not report.
-        let current = if i + 1 < proposals.len() { replicas } else { 1 };
-        let obs = Observation {
-            now: Instant(at),
-            replicas: current,
-            status_replicas: current,
-            pods: &[],
-            metrics: &metrics,
-        };
-        let d = a.evaluate(&hpa, &Settings::DEFAULT, &obs).unwrap();
-        if d.rescale && i + 1 < proposals.len() {
-            assert!(if i % 4 == 3 {
-                a.rescale_failed()
-            } else {
-                a.rescale_succeeded()
-            });
-            if i % 4 != 3 {
-                replicas = d.desired_replicas;
-            }
-        }
-    }
+    // The last step finds the target below minReplicas: a rescale it does not report.
+    let at = queue_steps(
+        &mut a,
+        &hpa,
+        0,
+        &[3, 9, 30, 30, 12, 12, 5, 40, 40, 8],
+        Some(1),
+    );
     assert!(a.rescale_pending());
     (a, at + 5_000)
 }

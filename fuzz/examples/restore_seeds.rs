@@ -8,29 +8,9 @@ use std::path::PathBuf;
 
 use hpa::autoscaler::{DEFAULT_EVENT_BYTES as E0, DEFAULT_RECOMMENDATION_BYTES as R0};
 use hpa::snapshot::{max_len, MAX_ANNEX_BYTES};
-use hpa::spec::{
-    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
-    SelectPolicy,
-};
-use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Quantity, Settings};
-
-static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
-    MetricIdentifier::named("queue"),
-    MetricTarget::average_value(Quantity::from_milli(1000)),
-)];
-
-static UP: [ScalingPolicy; 2] = [
-    ScalingPolicy {
-        type_: PolicyType::Pods,
-        value: 4,
-        period_seconds: 60,
-    },
-    ScalingPolicy {
-        type_: PolicyType::Percent,
-        value: 100,
-        period_seconds: 15,
-    },
-];
+use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
+use hpa::{Autoscaler, Hpa, HpaSpec, Instant, Settings};
+use testkit::snapshot::{queue_steps, QUEUE, SCALE_UP};
 
 static DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
     type_: PolicyType::Percent,
@@ -42,12 +22,12 @@ fn spec(behavior: bool) -> HpaSpec<'static> {
     HpaSpec {
         min_replicas: Some(1),
         max_replicas: 40,
-        metrics: &METRICS,
+        metrics: &QUEUE,
         behavior: behavior.then_some(Behavior {
             scale_up: Some(ScalingRules {
                 stabilization_window_seconds: Some(0),
                 select_policy: Some(SelectPolicy::Max),
-                policies: Some(&UP),
+                policies: Some(&SCALE_UP),
                 tolerance: None,
             }),
             scale_down: Some(ScalingRules {
@@ -71,31 +51,7 @@ fn run<const R: usize, const E: usize>(
     let spec = spec(behavior);
     let hpa = Hpa::new(&spec, &Settings::DEFAULT).expect("a valid spec");
     let mut a = Autoscaler::new();
-    let mut replicas = 2;
-    let mut now = start;
-    for (i, load) in loads.iter().enumerate() {
-        now = start + 15_000 * i as i64;
-        let values = [load * 1000];
-        let metrics = [MetricValues::External(&values)];
-        let obs = Observation {
-            now: Instant(now),
-            replicas,
-            status_replicas: replicas,
-            pods: &[],
-            metrics: &metrics,
-        };
-        let d = a
-            .evaluate(&hpa, &Settings::DEFAULT, &obs)
-            .expect("a valid step");
-        if d.rescale && i + 1 < loads.len() {
-            if i % 4 == 3 {
-                a.rescale_failed();
-            } else {
-                a.rescale_succeeded();
-                replicas = d.desired_replicas;
-            }
-        }
-    }
+    let now = queue_steps(&mut a, &hpa, start, loads, None);
     (a, now)
 }
 

@@ -1,6 +1,9 @@
 //! Snapshot bytes as the tests forge them (docs/spec/snapshot.md#layout): the checksum computed
 //! independently of the engine, and a mutated snapshot resealed so that its mutation reaches the
-//! checks behind the length field and the checksum.
+//! checks behind the length field and the checksum; and the scenario their snapshots hold.
+
+use hpa::spec::{MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy};
+use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Quantity, Settings};
 
 /// CRC-32/ISO-HDLC (zlib's `crc32`), bit by bit: written here rather than taken from the engine,
 /// so that a test of the engine's checksum compares two implementations.
@@ -27,6 +30,72 @@ pub fn reseal(bytes: &mut [u8]) {
     let body = bytes.len() - 4;
     let crc = crc32(&bytes[..body]);
     bytes[body..].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// The External metric the snapshot tests and seeds drive: a queue, 1 item a pod.
+pub static QUEUE: [MetricSpec<'static>; 1] = [MetricSpec::external(
+    MetricIdentifier::named("queue"),
+    MetricTarget::average_value(Quantity::from_milli(1000)),
+)];
+
+/// Scale-up policies with a period longer than the sync period and one equal to it, so that
+/// the event ring holds rescales that still count.
+pub static SCALE_UP: [ScalingPolicy; 2] = [
+    ScalingPolicy {
+        type_: PolicyType::Pods,
+        value: 4,
+        period_seconds: 60,
+    },
+    ScalingPolicy {
+        type_: PolicyType::Percent,
+        value: 100,
+        period_seconds: 15,
+    },
+];
+
+/// Evaluates `a` under `hpa` ([`QUEUE`] as its metric) at `loads` (queue lengths), 15 s apart
+/// from `start`, from 2 replicas. Every step's rescale but the last step's is reported: every
+/// fourth as failed, the others as succeeded (the replica count follows them); the last is
+/// left pending. The last step observes `last_replicas` replicas when given. Returns the last
+/// step's instant.
+pub fn queue_steps<const R: usize, const E: usize>(
+    a: &mut Autoscaler<R, E>,
+    hpa: &Hpa<'_>,
+    start: i64,
+    loads: &[i64],
+    last_replicas: Option<i32>,
+) -> i64 {
+    let mut replicas = 2;
+    let mut now = start;
+    for (i, load) in loads.iter().enumerate() {
+        now = start + 15_000 * i as i64;
+        let last = i + 1 == loads.len();
+        let values = [load * 1000];
+        let metrics = [MetricValues::External(&values)];
+        let current = match last_replicas {
+            Some(r) if last => r,
+            _ => replicas,
+        };
+        let obs = Observation {
+            now: Instant(now),
+            replicas: current,
+            status_replicas: current,
+            pods: &[],
+            metrics: &metrics,
+        };
+        let d = a
+            .evaluate(hpa, &Settings::DEFAULT, &obs)
+            .expect("a valid step");
+        if d.rescale && !last {
+            if i % 4 == 3 {
+                assert!(a.rescale_failed());
+            } else {
+                assert!(a.rescale_succeeded());
+                replicas = d.desired_replicas;
+            }
+        }
+    }
+    now
 }
 
 #[cfg(test)]
