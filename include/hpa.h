@@ -1611,6 +1611,11 @@ typedef struct hpa_condition {
  *
  * When `rescale` is 1, set the scale target to `desired_replicas`, then report the outcome
  * with `hpa_autoscaler_rescale_succeeded` or `hpa_autoscaler_rescale_failed`.
+ *
+ * It need not be initialized before the call. The call writes every member, each text up to
+ * its NUL, and the first `metrics_len` metrics and `conditions_len` conditions; it leaves
+ * the bytes after a text's NUL and the entries past those counts as they were (compare
+ * decisions member by member, not with `memcmp`).
  */
 typedef struct hpa_decision {
   /**
@@ -1693,7 +1698,9 @@ typedef struct hpa_decision {
 } hpa_decision;
 
 /**
- * The HorizontalPodAutoscaler's status, written by `hpa_autoscaler_scaling_status`.
+ * The HorizontalPodAutoscaler's status, written by `hpa_autoscaler_scaling_status`: every
+ * member, each text up to its NUL, and the first `conditions_len` conditions (as
+ * `hpa_decision`).
  */
 typedef struct hpa_scaling_status {
   /**

@@ -11,6 +11,7 @@ use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
 use crate::error::{Detail, Fault};
 use crate::observation::{self, hpa_observation, Bump};
+use crate::out::{field, uninit};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::snapshot;
 use crate::status::hpa_status;
@@ -423,11 +424,8 @@ unsafe fn evaluate(
         .map_err(|e| evaluate_error(e).status)?;
     state.messages.after_evaluation(&decision);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
-    // overlaps no input; all-zero bytes are a valid `hpa_decision` (integers and arrays).
-    let out = unsafe {
-        core::ptr::write_bytes(decision_out, 0, 1);
-        &mut *decision_out
-    };
+    // overlaps no input nor the state.
+    let out = unsafe { uninit(decision_out) };
     decision::write_decision(
         out,
         &decision,
@@ -549,24 +547,20 @@ pub unsafe extern "C" fn hpa_autoscaler_scaling_status(
             &[(byte_range(autoscaler, HPA_AUTOSCALER_SIZE), "autoscaler")],
         )?;
         let status = state.engine.status();
-        // SAFETY: not NULL, aligned, writable by the caller's contract and apart from the
-        // state; all-zero bytes are a valid `hpa_scaling_status`.
-        let out = unsafe {
-            core::ptr::write_bytes(status_out, 0, 1);
-            &mut *status_out
-        };
-        out.desired_replicas = status.desired_replicas;
-        if let Some(t) = status.last_scale_time {
-            out.has_last_scale_time = 1;
-            out.last_scale_time_ms = t.millis();
-        }
-        out.rescale_pending = u32::from(state.engine.rescale_pending());
-        out.conditions_len = decision::write_conditions(
-            &mut out.conditions,
+        // Written in place (`field!`): not NULL, aligned, writable by the caller's contract
+        // and apart from the state.
+        let p = status_out;
+        field!(p, desired_replicas).write(status.desired_replicas);
+        field!(p, has_last_scale_time).write(u32::from(status.last_scale_time.is_some()));
+        field!(p, last_scale_time_ms).write(status.last_scale_time.map_or(0, |t| t.millis()));
+        field!(p, rescale_pending).write(u32::from(state.engine.rescale_pending()));
+        let conditions = decision::write_conditions(
+            field!(p, conditions),
             &status.conditions,
             &state.messages,
             status.desired_replicas,
         );
+        field!(p, conditions_len).write(conditions);
         Ok(())
     })())
 }

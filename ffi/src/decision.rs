@@ -2,15 +2,17 @@
 
 use core::ffi::c_char;
 use core::fmt;
+use core::mem::MaybeUninit;
 
 use hpa::conditions::{Condition, Conditions, Reason};
-use hpa::metrics::{self, MetricError, MetricName, MetricOutcome, MetricProposal, Reading};
+use hpa::metrics::{self, MetricError, MetricName, MetricOutcome, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::{MetricSourceType, MetricSpec};
 use hpa::{Decision, Observation, RescaleReason, Settings};
 
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
-use crate::text::{write_display, write_str, Stored, Text};
+use crate::out::{elements, field};
+use crate::text::{write_display_uninit, write_str_uninit, Stored, Text};
 use crate::{
     HPA_MAX_CONDITIONS, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY, HPA_NAME_CAPACITY,
     HPA_QUANTITY_TEXT_CAPACITY,
@@ -74,6 +76,11 @@ pub struct hpa_metric_result {
 ///
 /// When `rescale` is 1, set the scale target to `desired_replicas`, then report the outcome
 /// with `hpa_autoscaler_rescale_succeeded` or `hpa_autoscaler_rescale_failed`.
+///
+/// It need not be initialized before the call. The call writes every member, each text up to
+/// its NUL, and the first `metrics_len` metrics and `conditions_len` conditions; it leaves
+/// the bytes after a text's NUL and the entries past those counts as they were (compare
+/// decisions member by member, not with `memcmp`).
 #[repr(C)]
 pub struct hpa_decision {
     /// The evaluation time (`hpa_observation.now_ms`).
@@ -119,7 +126,9 @@ pub struct hpa_decision {
     pub conditions: [hpa_condition; HPA_MAX_CONDITIONS],
 }
 
-/// The HorizontalPodAutoscaler's status, written by `hpa_autoscaler_scaling_status`.
+/// The HorizontalPodAutoscaler's status, written by `hpa_autoscaler_scaling_status`: every
+/// member, each text up to its NUL, and the first `conditions_len` conditions (as
+/// `hpa_decision`).
 #[repr(C)]
 pub struct hpa_scaling_status {
     /// `status.desiredReplicas` (0 before the first decision).
@@ -273,20 +282,22 @@ impl fmt::Display for ConditionMessage<'_> {
     }
 }
 
-/// Writes conditions into C condition structs (which start zeroed); returns how many.
+/// Writes conditions into C condition structs, which need not be initialized; returns how
+/// many. Entries past that count are not written.
 pub(crate) fn write_conditions(
-    out: &mut [hpa_condition; HPA_MAX_CONDITIONS],
+    out: &mut MaybeUninit<[hpa_condition; HPA_MAX_CONDITIONS]>,
     conditions: &Conditions,
     messages: &Messages,
     desired_replicas: i32,
 ) -> usize {
     let mut n = 0;
-    for (slot, c) in out.iter_mut().zip(conditions.iter()) {
-        slot.r#type = enums::condition_type_value(c.type_) as u32;
-        slot.status = enums::condition_status_value(c.status) as u32;
-        slot.reason = enums::reason_value(c.reason) as u32;
-        write_display(
-            &mut slot.message,
+    for (slot, c) in elements(out).iter_mut().zip(conditions.iter()) {
+        let slot_p = slot.as_mut_ptr();
+        field!(slot_p, r#type).write(enums::condition_type_value(c.type_) as u32);
+        field!(slot_p, status).write(enums::condition_status_value(c.status) as u32);
+        field!(slot_p, reason).write(enums::reason_value(c.reason) as u32);
+        write_display_uninit(
+            elements(field!(slot_p, message)),
             &ConditionMessage {
                 condition: c,
                 messages,
@@ -318,104 +329,169 @@ fn source_value(spec: &MetricSpec<'_>) -> u32 {
         .unwrap_or(hpa_metric_source_type::Unset as u32)
 }
 
-fn write_proposal(out: &mut hpa_metric_result, p: &MetricProposal<'_>, reading: Reading) {
-    out.outcome = hpa_metric_outcome::Proposal as u32;
-    out.source = source_value(p.spec);
-    out.replicas = p.replicas;
-    out.within_tolerance = u32::from(p.within_tolerance);
-    out.reading = enums::reading_value(reading) as u32;
-    if let Some(u) = p.average_utilization {
-        out.has_current_average_utilization = 1;
-        out.current_average_utilization = u;
-    }
-    let format = quantity_format(p.spec);
-    if let Some(v) = p.average_value {
-        out.has_current_average_value = 1;
-        out.current_average_value_milli = v;
-        write_display(
-            &mut out.current_average_value_text,
-            &build_quantity_milli(v, format),
-        );
-    }
-    if let Some(v) = p.value {
-        out.has_current_value = 1;
-        out.current_value_milli = v;
-        write_display(
-            &mut out.current_value_text,
-            &build_quantity_milli(v, format),
-        );
-    }
-    write_display(&mut out.name, &p.name());
+/// A quantity's milli-units and its text, or 0 and "" when it is unset.
+fn write_quantity(
+    (has, milli, text): (
+        &mut MaybeUninit<u32>,
+        &mut MaybeUninit<i64>,
+        &mut MaybeUninit<[c_char; HPA_QUANTITY_TEXT_CAPACITY]>,
+    ),
+    value: Option<i64>,
+    format: Format,
+) {
+    has.write(u32::from(value.is_some()));
+    milli.write(value.unwrap_or(0));
+    match value {
+        Some(v) => write_display_uninit(elements(text), &build_quantity_milli(v, format)),
+        None => write_str_uninit(elements(text), ""),
+    };
 }
 
-fn write_error(out: &mut hpa_metric_result, e: &MetricError<'_>) {
-    out.outcome = hpa_metric_outcome::Error as u32;
-    out.source = source_value(e.spec);
-    out.error_reason = enums::reason_value(e.reason()) as u32;
-    write_display(&mut out.name, &MetricName(e.spec));
-    write_display(&mut out.error, e);
+/// The members of a metric's result that are numbers.
+struct MetricNumbers {
+    outcome: hpa_metric_outcome,
+    replicas: i32,
+    within_tolerance: bool,
+    reading: Reading,
+    average_utilization: Option<i32>,
+    average_value: Option<i64>,
+    value: Option<i64>,
+    error_reason: u32,
 }
 
-/// Fills a zeroed `hpa_decision` with `decision`, the evaluation of an observation under
-/// settings (for each metric's [`Reading`]).
+/// Writes a metric's result, every member (0 or "" when it does not apply).
+fn write_metric(
+    out: &mut MaybeUninit<hpa_metric_result>,
+    outcome: &MetricOutcome<'_>,
+    reading: Reading,
+) {
+    let p = out.as_mut_ptr();
+    // The numbers are taken in each arm, apart from the writes: writing a proposal's fields
+    // straight from the outcome let the compiler load them, and branch on them, before it
+    // checked the variant, and valgrind reported the bytes an error leaves unwritten as used.
+    let (spec, numbers) = match outcome {
+        MetricOutcome::Proposal(proposal) => (
+            proposal.spec,
+            MetricNumbers {
+                outcome: hpa_metric_outcome::Proposal,
+                replicas: proposal.replicas,
+                within_tolerance: proposal.within_tolerance,
+                reading,
+                average_utilization: proposal.average_utilization,
+                average_value: proposal.average_value,
+                value: proposal.value,
+                error_reason: 0,
+            },
+        ),
+        MetricOutcome::Error(e) => (
+            e.spec,
+            MetricNumbers {
+                outcome: hpa_metric_outcome::Error,
+                replicas: 0,
+                within_tolerance: false,
+                reading: Reading::Plain,
+                average_utilization: None,
+                average_value: None,
+                value: None,
+                error_reason: enums::reason_value(e.reason()) as u32,
+            },
+        ),
+    };
+    field!(p, outcome).write(numbers.outcome as u32);
+    field!(p, source).write(source_value(spec));
+    field!(p, replicas).write(numbers.replicas);
+    field!(p, within_tolerance).write(u32::from(numbers.within_tolerance));
+    field!(p, reading).write(enums::reading_value(numbers.reading) as u32);
+    field!(p, has_current_average_utilization)
+        .write(u32::from(numbers.average_utilization.is_some()));
+    field!(p, current_average_utilization).write(numbers.average_utilization.unwrap_or(0));
+    let format = quantity_format(spec);
+    write_quantity(
+        (
+            field!(p, has_current_average_value),
+            field!(p, current_average_value_milli),
+            field!(p, current_average_value_text),
+        ),
+        numbers.average_value,
+        format,
+    );
+    write_quantity(
+        (
+            field!(p, has_current_value),
+            field!(p, current_value_milli),
+            field!(p, current_value_text),
+        ),
+        numbers.value,
+        format,
+    );
+    field!(p, error_reason).write(numbers.error_reason);
+    match outcome {
+        MetricOutcome::Proposal(proposal) => {
+            write_display_uninit(elements(field!(p, name)), &proposal.name());
+            write_str_uninit(elements(field!(p, error)), "");
+        }
+        MetricOutcome::Error(e) => {
+            write_display_uninit(elements(field!(p, name)), &MetricName(e.spec));
+            write_display_uninit(elements(field!(p, error)), e);
+        }
+    }
+}
+
+/// Writes `decision`, the evaluation of an observation under settings (for each metric's
+/// [`Reading`]), into an `hpa_decision` that need not be initialized: every member, the
+/// texts up to their NUL, the first `metrics_len` metrics and `conditions_len` conditions.
 pub(crate) fn write_decision(
-    out: &mut hpa_decision,
+    out: &mut MaybeUninit<hpa_decision>,
     decision: &Decision<'_>,
     (obs, settings): (&Observation<'_>, &Settings),
     messages: &Messages,
     desired_replicas: i32,
 ) {
-    out.at_ms = decision.at.millis();
-    out.current_replicas = decision.current_replicas;
-    out.desired_replicas = decision.desired_replicas;
-    out.rescale = u32::from(decision.rescale);
-    out.rescale_reason = match decision.reason {
+    let p = out.as_mut_ptr();
+    field!(p, at_ms).write(decision.at.millis());
+    field!(p, current_replicas).write(decision.current_replicas);
+    field!(p, desired_replicas).write(decision.desired_replicas);
+    field!(p, rescale).write(u32::from(decision.rescale));
+    field!(p, rescale_reason).write(match decision.reason {
         RescaleReason::None => hpa_rescale_reason::None,
         RescaleReason::AboveTarget(_) => hpa_rescale_reason::AboveTarget,
         RescaleReason::AllBelowTarget => hpa_rescale_reason::AllBelowTarget,
         RescaleReason::AboveMaxReplicas => hpa_rescale_reason::AboveMaxReplicas,
         RescaleReason::BelowMinReplicas => hpa_rescale_reason::BelowMinReplicas,
-    } as u32;
-    write_display(&mut out.reason, &decision.reason);
-    if let Some(p) = decision.proposal {
-        out.has_proposal = 1;
-        out.proposal = p;
-    }
-    if let Some(s) = decision.stabilized {
-        out.has_stabilized = 1;
-        out.stabilized = s;
-    }
-    out.limited_by = enums::limited_by_value(decision.limited_by) as u32;
-    out.history_overflowed = u32::from(decision.history_overflowed);
+    } as u32);
+    write_display_uninit(elements(field!(p, reason)), &decision.reason);
+    field!(p, has_proposal).write(u32::from(decision.proposal.is_some()));
+    field!(p, proposal).write(decision.proposal.unwrap_or(0));
+    field!(p, has_stabilized).write(u32::from(decision.stabilized.is_some()));
+    field!(p, stabilized).write(decision.stabilized.unwrap_or(0));
+    field!(p, limited_by).write(enums::limited_by_value(decision.limited_by) as u32);
+    field!(p, history_overflowed).write(u32::from(decision.history_overflowed));
+    let invalid = decision.metrics_error.as_ref().map_or(0, |e| e.invalid);
+    field!(p, invalid_metrics).write(u32::try_from(invalid).unwrap_or(u32::MAX));
     match &decision.metrics_error {
-        Some(e) => {
-            out.invalid_metrics = u32::try_from(e.invalid).unwrap_or(u32::MAX);
-            write_display(&mut out.metrics_error, e);
-        }
-        None => {
-            write_str(&mut out.metrics_error, "");
-        }
-    }
+        Some(e) => write_display_uninit(elements(field!(p, metrics_error)), e),
+        None => write_str_uninit(elements(field!(p, metrics_error)), ""),
+    };
     let mut n = 0;
-    for ((slot, outcome), values) in out
-        .metrics
+    let slots = elements(field!(p, metrics));
+    for ((slot, outcome), values) in slots
         .iter_mut()
         .zip(decision.metrics.iter())
         .zip(obs.metrics)
     {
-        match outcome {
-            MetricOutcome::Proposal(p) => {
-                write_proposal(slot, p, metrics::reading(p.spec, values, obs, settings));
-            }
-            MetricOutcome::Error(e) => write_error(slot, e),
-        }
+        let reading = match outcome {
+            MetricOutcome::Proposal(p) => metrics::reading(p.spec, values, obs, settings),
+            MetricOutcome::Error(_) => Reading::Plain,
+        };
+        write_metric(slot, outcome, reading);
         n += 1;
     }
-    out.metrics_len = n;
-    out.conditions_len = write_conditions(
-        &mut out.conditions,
+    field!(p, metrics_len).write(n);
+    let conditions = write_conditions(
+        field!(p, conditions),
         &decision.conditions,
         messages,
         desired_replicas,
     );
+    field!(p, conditions_len).write(conditions);
 }

@@ -6,13 +6,16 @@
 
 use core::ffi::c_char;
 use core::fmt;
+use core::mem::MaybeUninit;
 
 /// What a cut text ends with.
 const ELLIPSIS: &[u8] = b"...";
 
-/// A `fmt::Write` sink over a byte buffer that keeps room for the terminating NUL.
+/// A `fmt::Write` sink over a byte buffer that keeps room for the terminating NUL. The buffer
+/// need not be initialized: a text writes its bytes and the NUL, and reads only bytes it wrote,
+/// so an output array is written without clearing it first.
 pub(crate) struct Text<'b> {
-    buf: &'b mut [u8],
+    buf: &'b mut [MaybeUninit<u8>],
     len: usize,
     truncated: bool,
 }
@@ -20,6 +23,13 @@ pub(crate) struct Text<'b> {
 impl<'b> Text<'b> {
     /// A sink writing from the start of `buf` (which must hold at least the NUL).
     pub(crate) fn new(buf: &'b mut [u8]) -> Text<'b> {
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a `Text` writes only initialized
+        // bytes, so `buf` stays initialized.
+        Text::uninit(unsafe { &mut *(core::ptr::from_mut(buf) as *mut [MaybeUninit<u8>]) })
+    }
+
+    /// A sink over memory that may not hold values yet.
+    pub(crate) fn uninit(buf: &'b mut [MaybeUninit<u8>]) -> Text<'b> {
         Text {
             buf,
             len: 0,
@@ -29,11 +39,19 @@ impl<'b> Text<'b> {
 
     /// A sink over a `char` array of an output struct.
     pub(crate) fn over(array: &'b mut [c_char]) -> Text<'b> {
+        Text::over_uninit(as_uninit(array))
+    }
+
+    /// A sink over a `char` array of an output struct, which may not be initialized.
+    pub(crate) fn over_uninit(array: &'b mut [MaybeUninit<c_char>]) -> Text<'b> {
         // SAFETY: `c_char` is `i8` or `u8`: same size, alignment and validity as `u8`.
         let bytes = unsafe {
-            core::slice::from_raw_parts_mut(array.as_mut_ptr().cast::<u8>(), array.len())
+            core::slice::from_raw_parts_mut(
+                array.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                array.len(),
+            )
         };
-        Text::new(bytes)
+        Text::uninit(bytes)
     }
 
     /// Bytes available for text (the last byte is the NUL).
@@ -57,26 +75,36 @@ impl<'b> Text<'b> {
         if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..end), s.as_bytes().get(..take))
         {
             for (d, b) in dst.iter_mut().zip(src) {
-                *d = *b;
+                d.write(*b);
             }
             self.len = end;
         }
+    }
+
+    /// Whether the written byte at `i` continues a character (reads only written bytes).
+    fn continues_char(&self, i: usize) -> bool {
+        // SAFETY: bytes below `self.len` were written by `push`.
+        i < self.len
+            && self
+                .buf
+                .get(i)
+                .is_some_and(|b| unsafe { b.assume_init() } & 0xC0 == 0x80)
     }
 
     /// Terminates the text (with `...` if it was cut) and returns its length without the NUL.
     pub(crate) fn finish(mut self) -> usize {
         if self.truncated {
             let mut len = self.len.min(self.usable().saturating_sub(ELLIPSIS.len()));
-            while len > 0 && self.buf.get(len).is_some_and(|b| (b & 0xC0) == 0x80) {
+            while len > 0 && self.continues_char(len) {
                 len = len.saturating_sub(1);
             }
             for (d, b) in self.buf.iter_mut().skip(len).zip(ELLIPSIS) {
-                *d = *b;
+                d.write(*b);
             }
             self.len = len.saturating_add(ELLIPSIS.len()).min(self.usable());
         }
         if let Some(nul) = self.buf.get_mut(self.len) {
-            *nul = 0;
+            nul.write(0);
         }
         self.len
     }
@@ -84,7 +112,10 @@ impl<'b> Text<'b> {
     /// The text written so far.
     #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
-        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+        let written = self.buf.get(..self.len).unwrap_or(&[]);
+        // SAFETY: bytes below `self.len` were written by `push`.
+        let bytes = unsafe { &*(core::ptr::from_ref(written) as *const [u8]) };
+        core::str::from_utf8(bytes).unwrap_or("")
     }
 }
 
@@ -106,16 +137,32 @@ fn floor_char_boundary(s: &str, max: usize) -> usize {
 
 /// Writes `value`'s `Display` text into a `char` array (cut with `...` if too long).
 pub(crate) fn write_display(array: &mut [c_char], value: &dyn fmt::Display) -> usize {
-    let mut t = Text::over(array);
+    write_display_uninit(as_uninit(array), value)
+}
+
+/// Writes `value`'s `Display` text into a `char` array that may not be initialized: only the
+/// text and its NUL are written.
+pub(crate) fn write_display_uninit(
+    array: &mut [MaybeUninit<c_char>],
+    value: &dyn fmt::Display,
+) -> usize {
+    let mut t = Text::over_uninit(array);
     let _ = fmt::write(&mut t, format_args!("{value}"));
     t.finish()
 }
 
-/// Writes `s` into a `char` array (cut with `...` if too long).
-pub(crate) fn write_str(array: &mut [c_char], s: &str) -> usize {
-    let mut t = Text::over(array);
+/// Writes `s` into a `char` array that may not be initialized (cut with `...` if too long).
+pub(crate) fn write_str_uninit(array: &mut [MaybeUninit<c_char>], s: &str) -> usize {
+    let mut t = Text::over_uninit(array);
     t.push(s);
     t.finish()
+}
+
+/// An initialized `char` array as one a [`Text`] writes to.
+fn as_uninit(array: &mut [c_char]) -> &mut [MaybeUninit<c_char>] {
+    // SAFETY: same layout; the array is only handed to a `Text`, which writes initialized
+    // bytes, so it stays initialized.
+    unsafe { &mut *(core::ptr::from_mut(array) as *mut [MaybeUninit<c_char>]) }
 }
 
 /// A fixed-capacity string kept inside the autoscaler state (messages the status shows later).

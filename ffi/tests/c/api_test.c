@@ -114,6 +114,57 @@ hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observatio
   return hpa_autoscaler_evaluate(a, c, o, g_workspace, sizeof g_workspace, &g_decision);
 }
 
+static int conditions_equal(const hpa_condition *a, const hpa_condition *b, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    if (a[i].type != b[i].type || a[i].status != b[i].status || a[i].reason != b[i].reason ||
+        strcmp(a[i].message, b[i].message) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* Every member a caller reads: the texts up to their NUL, the first metrics_len metrics and
+ * conditions_len conditions (the library writes nothing else). */
+int decision_equal(const hpa_decision *a, const hpa_decision *b) {
+  size_t i;
+  if (a->at_ms != b->at_ms || a->current_replicas != b->current_replicas ||
+      a->desired_replicas != b->desired_replicas || a->rescale != b->rescale ||
+      a->rescale_reason != b->rescale_reason || a->has_proposal != b->has_proposal ||
+      a->proposal != b->proposal || a->has_stabilized != b->has_stabilized ||
+      a->stabilized != b->stabilized || a->limited_by != b->limited_by ||
+      a->history_overflowed != b->history_overflowed || a->invalid_metrics != b->invalid_metrics ||
+      a->metrics_len != b->metrics_len || a->conditions_len != b->conditions_len ||
+      a->metrics_len > HPA_MAX_METRICS || a->conditions_len > HPA_MAX_CONDITIONS ||
+      strcmp(a->reason, b->reason) != 0 || strcmp(a->metrics_error, b->metrics_error) != 0)
+    return 0;
+  for (i = 0; i < a->metrics_len; i++) {
+    const hpa_metric_result *x = &a->metrics[i], *y = &b->metrics[i];
+    if (x->outcome != y->outcome || x->source != y->source || x->replicas != y->replicas ||
+        x->within_tolerance != y->within_tolerance || x->reading != y->reading ||
+        x->has_current_average_utilization != y->has_current_average_utilization ||
+        x->current_average_utilization != y->current_average_utilization ||
+        x->has_current_average_value != y->has_current_average_value ||
+        x->has_current_value != y->has_current_value ||
+        x->current_average_value_milli != y->current_average_value_milli ||
+        x->current_value_milli != y->current_value_milli || x->error_reason != y->error_reason ||
+        strcmp(x->current_average_value_text, y->current_average_value_text) != 0 ||
+        strcmp(x->current_value_text, y->current_value_text) != 0 ||
+        strcmp(x->name, y->name) != 0 || strcmp(x->error, y->error) != 0)
+      return 0;
+  }
+  return conditions_equal(a->conditions, b->conditions, a->conditions_len);
+}
+
+int scaling_status_equal(const hpa_scaling_status *a, const hpa_scaling_status *b) {
+  return a->desired_replicas == b->desired_replicas &&
+         a->has_last_scale_time == b->has_last_scale_time &&
+         a->last_scale_time_ms == b->last_scale_time_ms &&
+         a->rescale_pending == b->rescale_pending && a->conditions_len == b->conditions_len &&
+         a->conditions_len <= HPA_MAX_CONDITIONS &&
+         conditions_equal(a->conditions, b->conditions, a->conditions_len);
+}
+
 /* ---- tests ----------------------------------------------------------------------------- */
 
 static void test_version_and_sizes(void) {
@@ -666,10 +717,40 @@ static void test_time_and_rescale(void) {
     CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
     memcpy(&first, &g_decision, sizeof first);
     CHECK_STATUS(evaluate(&copy, &c, &o), HPA_STATUS_OK);
-    CHECK(memcmp(&first, &g_decision, sizeof first) == 0);
+    CHECK(decision_equal(&first, &g_decision));
     CHECK(g_decision.rescale == 0 && g_decision.desired_replicas == 5);
     CHECK(g_decision.limited_by == HPA_LIMITED_BY_TOLERANCE);
   }
+}
+
+/* The decision a copy of `before` makes of `o`, written into memory never initialized (malloc)
+ * and into memory full of 0xFF bytes, says what g_decision says, and so does the status: the
+ * library writes every member a caller reads (valgrind reports any read it left unwritten). */
+static void check_written_in_place(const hpa_autoscaler *before, const hpa_config *c,
+                                   const hpa_observation *o) {
+  static hpa_autoscaler copy;
+  static hpa_decision filled;
+  hpa_decision *fresh = (hpa_decision *)malloc(sizeof *fresh);
+  hpa_scaling_status *status = (hpa_scaling_status *)malloc(sizeof *status);
+  hpa_scaling_status zeroed;
+  CHECK(fresh != NULL && status != NULL);
+  if (fresh != NULL && status != NULL) {
+    memcpy(&copy, before, sizeof copy);
+    CHECK_STATUS(hpa_autoscaler_evaluate(&copy, c, o, g_workspace, sizeof g_workspace, fresh),
+                 HPA_STATUS_OK);
+    CHECK(decision_equal(fresh, &g_decision));
+    memset(&filled, 0xFF, sizeof filled);
+    memcpy(&copy, before, sizeof copy);
+    CHECK_STATUS(hpa_autoscaler_evaluate(&copy, c, o, g_workspace, sizeof g_workspace, &filled),
+                 HPA_STATUS_OK);
+    CHECK(decision_equal(&filled, &g_decision));
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_STATUS(hpa_autoscaler_scaling_status(&copy, status), HPA_STATUS_OK);
+    CHECK_STATUS(hpa_autoscaler_scaling_status(&copy, &zeroed), HPA_STATUS_OK);
+    CHECK(scaling_status_equal(status, &zeroed));
+  }
+  free(fresh);
+  free(status);
 }
 
 static void test_all_sources(void) {
@@ -778,6 +859,7 @@ static void test_all_sources(void) {
   /* A failing metric: its error, the aggregate, and the condition's message. */
   {
     static char long_message[2000];
+    static hpa_autoscaler before;
     memset(long_message, 'x', sizeof long_message);
     v[5].kind = HPA_VALUES_KIND_ERROR;
     v[5].error.ptr = long_message;
@@ -785,7 +867,9 @@ static void test_all_sources(void) {
     v[6].kind = HPA_VALUES_KIND_ERROR;
     v[6].error = S("adapter unavailable");
     o.now_ms = 15000;
+    memcpy(&before, &g_autoscaler, sizeof before);
     CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
+    check_written_in_place(&before, &c, &o);
     CHECK(g_decision.metrics[6].outcome == HPA_METRIC_OUTCOME_ERROR);
     CHECK(g_decision.metrics[6].error_reason == HPA_REASON_FAILED_GET_EXTERNAL_METRIC);
     CHECK_STR(g_decision.metrics[6].error,
@@ -869,7 +953,7 @@ static void test_missing_container(void) {
       }
       init(&g_autoscaler);
       CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
-      CHECK(memcmp(&expected, &g_decision, sizeof expected) == 0);
+      CHECK(decision_equal(&expected, &g_decision));
     }
   }
   /* No pod has the container: the metrics API answered, no pod has a sample. */

@@ -73,6 +73,9 @@ void scale_up_with(hpa_config *c, hpa_behavior *b, hpa_scaling_rules *up,
                    const hpa_scaling_policy *policy);
 void init(hpa_autoscaler *a);
 hpa_status evaluate(hpa_autoscaler *a, const hpa_config *c, const hpa_observation *o);
+/* Whether two decisions say the same in every member a caller reads. */
+int decision_equal(const hpa_decision *a, const hpa_decision *b);
+int scaling_status_equal(const hpa_scaling_status *a, const hpa_scaling_status *b);
 
 /* snapshot_test.c */
 void test_snapshot_round_trip(void);

@@ -76,7 +76,7 @@ static void same_status(const hpa_autoscaler *a, const hpa_autoscaler *b, int64_
     CHECK(sb.last_scale_time_ms == sa.last_scale_time_ms + shift);
     sb.last_scale_time_ms = sa.last_scale_time_ms;
   }
-  CHECK(memcmp(&sa, &sb, sizeof sa) == 0);
+  CHECK(scaling_status_equal(&sa, &sb));
 }
 
 /* Per-pod CPU (milli; 250 is the 50 % target of the 500m request) at each 15 s step: at
@@ -118,7 +118,7 @@ void test_snapshot_round_trip(void) {
     CHECK_STATUS(evaluate(&b, &c, &o), HPA_STATUS_OK);
     CHECK(g_decision.at_ms == first.at_ms + shift);
     g_decision.at_ms = first.at_ms;
-    CHECK(memcmp(&first, &g_decision, sizeof first) == 0);
+    CHECK(decision_equal(&first, &g_decision));
     stabilized_after_restore += restores > 0 && first.limited_by == HPA_LIMITED_BY_STABILIZATION;
     if (first.rescale) rescales++;
     if (first.rescale && rescales == 2) {
