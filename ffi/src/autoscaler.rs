@@ -429,7 +429,11 @@ unsafe fn evaluate(
     decision::write_decision(
         out,
         &decision,
-        (&observation, &converted.settings),
+        (
+            &observation,
+            &converted.settings,
+            views.pod_values_not_negative(),
+        ),
         &state.messages,
         state.engine.status().desired_replicas,
     );

@@ -8,7 +8,7 @@ use hpa::conditions::{Condition, Conditions, Reason};
 use hpa::metrics::{self, MetricError, MetricName, MetricOutcome, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::{MetricSourceType, MetricSpec};
-use hpa::{Decision, Observation, RescaleReason, Settings};
+use hpa::{Decision, MetricValues, Observation, RescaleReason, Settings};
 
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
 use crate::out::{elements, field};
@@ -438,12 +438,13 @@ fn write_metric(
 }
 
 /// Writes `decision`, the evaluation of an observation under settings (for each metric's
-/// [`Reading`]), into an `hpa_decision` that need not be initialized: every member, the
-/// texts up to their NUL, the first `metrics_len` metrics and `conditions_len` conditions.
+/// [`Reading`], `Plain` for pod-based metrics when the observation has no negative pod value),
+/// into an `hpa_decision` that need not be initialized: every member, the texts up to their
+/// NUL, the first `metrics_len` metrics and `conditions_len` conditions.
 pub(crate) fn write_decision(
     out: &mut MaybeUninit<hpa_decision>,
     decision: &Decision<'_>,
-    (obs, settings): (&Observation<'_>, &Settings),
+    (obs, settings, pod_values_not_negative): (&Observation<'_>, &Settings, bool),
     messages: &Messages,
     desired_replicas: i32,
 ) {
@@ -479,9 +480,12 @@ pub(crate) fn write_decision(
         .zip(decision.metrics.iter())
         .zip(obs.metrics)
     {
-        let reading = match outcome {
-            MetricOutcome::Proposal(p) => metrics::reading(p.spec, values, obs, settings),
-            MetricOutcome::Error(_) => Reading::Plain,
+        let reading = match (outcome, values) {
+            (MetricOutcome::Error(_), _) => Reading::Plain,
+            (MetricOutcome::Proposal(_), MetricValues::Pods(_)) if pod_values_not_negative => {
+                Reading::Plain
+            }
+            (MetricOutcome::Proposal(p), _) => metrics::reading(p.spec, values, obs, settings),
         };
         write_metric(slot, outcome, reading);
         n += 1;

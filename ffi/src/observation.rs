@@ -339,6 +339,9 @@ pub(crate) struct Views<'a> {
     pods: &'a [Pod<'a>],
     metrics: [MetricValues<'a>; HPA_MAX_METRICS],
     metrics_len: usize,
+    /// The bitwise or of every sample, container usage and request value: negative when
+    /// one of them is.
+    signs: i64,
 }
 
 impl<'a> Views<'a> {
@@ -351,6 +354,13 @@ impl<'a> Views<'a> {
             pods: self.pods,
             metrics: self.metrics.get(..self.metrics_len).unwrap_or(&[]),
         }
+    }
+
+    /// Whether no sample, container usage or request is negative: then every pod-based
+    /// metric's [`hpa::metrics::Reading`] is `Plain` (it is `Negative` only when one of those
+    /// values is), which spares its second walk over the pods.
+    pub(crate) fn pod_values_not_negative(&self) -> bool {
+        self.signs >= 0
     }
 }
 
@@ -372,13 +382,14 @@ fn non_negative(v: i32, field: &'static str) -> Result<i32, Fault> {
 /// are live, for 'a.
 unsafe fn requests<'a, A: Arena<'a>>(
     arena: &mut A,
-    ptr: *const hpa_resource_request,
-    len: usize,
+    (ptr, len): (*const hpa_resource_request, usize),
     name: &'static str,
+    signs: &mut i64,
 ) -> Result<&'a [ResourceRequest<'a>], Fault> {
     // SAFETY: the caller's contract.
     let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at(name))?;
     convert_slice(arena, list, |arena, i, r| {
+        *signs |= r.milli;
         Ok(ResourceRequest {
             // SAFETY: the caller's contract.
             resource: unsafe { arena.outputs().string(r.resource) }
@@ -393,8 +404,8 @@ unsafe fn requests<'a, A: Arena<'a>>(
 /// As [`requests`], for the containers and their requests.
 unsafe fn containers<'a, A: Arena<'a>>(
     arena: &mut A,
-    ptr: *const hpa_container,
-    len: usize,
+    (ptr, len): (*const hpa_container, usize),
+    signs: &mut i64,
 ) -> Result<&'a [Container<'a>], Fault> {
     // SAFETY: the caller's contract.
     let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at("containers"))?;
@@ -405,7 +416,7 @@ unsafe fn containers<'a, A: Arena<'a>>(
             name: unsafe { arena.outputs().string(c.name) }.map_err(|f| at(f.at("name")))?,
             kind: raw::known(c.kind, enums::container_kind).map_err(|f| at(f.at("kind")))?,
             // SAFETY: the caller's contract.
-            requests: unsafe { requests(arena, c.requests, c.requests_len, "requests") }
+            requests: unsafe { requests(arena, (c.requests, c.requests_len), "requests", signs) }
                 .map_err(at)?,
         })
     })
@@ -425,6 +436,7 @@ struct Shared<'a, C, R: 'a> {
 unsafe fn pods<'a, A: Arena<'a>>(
     arena: &mut A,
     list: &'a [hpa_pod],
+    signs: &mut i64,
 ) -> Result<&'a [Pod<'a>], Fault> {
     let mut shared_containers: Shared<'a, hpa_container, &'a [Container<'a>]> = Shared {
         source: None,
@@ -445,8 +457,7 @@ unsafe fn pods<'a, A: Arena<'a>>(
         let key = (p.containers, p.containers_len);
         if shared_containers.source != Some(key) {
             // SAFETY: the caller's contract.
-            shared_containers.converted =
-                unsafe { containers(arena, p.containers, p.containers_len) }.map_err(at)?;
+            shared_containers.converted = unsafe { containers(arena, key, signs) }.map_err(at)?;
             shared_containers.source = Some(key);
         }
         let key = (p.pod_requests, p.pod_requests_len);
@@ -455,10 +466,7 @@ unsafe fn pods<'a, A: Arena<'a>>(
                 None
             } else {
                 // SAFETY: the caller's contract.
-                Some(
-                    unsafe { requests(arena, p.pod_requests, p.pod_requests_len, "pod_requests") }
-                        .map_err(at)?,
-                )
+                Some(unsafe { requests(arena, key, "pod_requests", signs) }.map_err(at)?)
             };
             shared_requests.source = Some(key);
         }
@@ -485,9 +493,10 @@ unsafe fn pods<'a, A: Arena<'a>>(
 unsafe fn sample<'a, A: Arena<'a>>(
     arena: &mut A,
     s: &'a hpa_sample,
-    now: Instant,
-    with_containers: bool,
+    (now, with_containers): (Instant, bool),
+    signs: &mut i64,
 ) -> Result<Sample<'a>, Fault> {
+    *signs |= s.milli;
     let window = match raw::when(s.has_window, s.window_ms).map_err(|f| f.at("has_window"))? {
         Some(ms) if ms < 0 => {
             return Err(Fault::new(
@@ -504,6 +513,7 @@ unsafe fn sample<'a, A: Arena<'a>>(
         let list = unsafe { arena.outputs().slice(s.containers, s.containers_len) }
             .map_err(|f| f.at("containers"))?;
         convert_slice(arena, list, |arena, i, c| {
+            *signs |= c.milli;
             Ok(ContainerUsage {
                 // SAFETY: the caller's contract.
                 name: unsafe { arena.outputs().string(c.name) }
@@ -541,9 +551,8 @@ fn source_name(source: Option<MetricSourceType>) -> &'static str {
 unsafe fn metric_values<'a, A: Arena<'a>>(
     arena: &mut A,
     v: &'a hpa_metric_values,
-    source: Option<MetricSourceType>,
-    pods_len: usize,
-    now: Instant,
+    (source, pods_len, now): (Option<MetricSourceType>, usize, Instant),
+    signs: &mut i64,
 ) -> Result<MetricValues<'a>, Fault> {
     let kind = raw::known(v.kind, enums::values_kind).map_err(|f| f.at("kind"))?;
     let fits = match kind {
@@ -591,7 +600,7 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
                 let at = |f: Fault| f.at_index("samples", i);
                 if raw::flag(s.present).map_err(|f| at(f.at("present")))? {
                     // SAFETY: the caller's contract.
-                    unsafe { sample(arena, s, now, with_containers) }
+                    unsafe { sample(arena, s, (now, with_containers), signs) }
                         .map(Some)
                         .map_err(at)
                 } else {
@@ -611,7 +620,7 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
                     .at("present")));
                 }
                 // SAFETY: the caller's contract.
-                unsafe { sample(arena, s, now, with_containers) }.map_err(at)
+                unsafe { sample(arena, s, (now, with_containers), signs) }.map_err(at)
             })?;
             MetricValues::Pods(PodSamples { per_pod, orphans })
         }
@@ -666,12 +675,13 @@ pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
         .at("metrics_len")));
     }
     let now = Instant(obs.now_ms);
+    let mut signs = 0;
     // SAFETY: the caller's contract.
-    let converted_pods = unsafe { pods(arena, pod_list) }.map_err(at)?;
+    let converted_pods = unsafe { pods(arena, pod_list, &mut signs) }.map_err(at)?;
     let mut metrics = [MetricValues::Object(0); HPA_MAX_METRICS];
     for (i, ((slot, v), source)) in metrics.iter_mut().zip(values).zip(sources).enumerate() {
         // SAFETY: the caller's contract.
-        *slot = unsafe { metric_values(arena, v, *source, pod_list.len(), now) }
+        *slot = unsafe { metric_values(arena, v, (*source, pod_list.len(), now), &mut signs) }
             .map_err(|f| at(f.at_index("metrics", i)))?;
     }
     Ok(Views {
@@ -681,5 +691,6 @@ pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
         pods: converted_pods,
         metrics,
         metrics_len: values.len().min(HPA_MAX_METRICS),
+        signs,
     })
 }
