@@ -155,7 +155,7 @@ impl Outputs {
     pub(crate) unsafe fn string<'a>(&self, s: hpa_str) -> Result<&'a str, Fault> {
         // SAFETY: forwarded contract (bytes have alignment 1).
         let bytes = unsafe { self.slice(s.ptr.cast::<u8>(), s.len) }?;
-        core::str::from_utf8(bytes).map_err(|_| Fault::new(hpa_status::InvalidUtf8, Detail::Utf8))
+        utf8(bytes)
     }
 
     /// An optional string: a NULL `ptr` (with length 0) is `None`; a non-NULL `ptr` with
@@ -172,6 +172,18 @@ impl Outputs {
             unsafe { self.string(s) }.map(Some)
         }
     }
+}
+
+/// `bytes` as text, or `HPA_STATUS_INVALID_UTF8`. Names are short and almost always ASCII:
+/// a plain loop settles those in a few instructions a byte, where `from_utf8`'s set-up cost
+/// more than the rest of a pod's conversion.
+#[inline]
+fn utf8(bytes: &[u8]) -> Result<&str, Fault> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Ok(unsafe { core::str::from_utf8_unchecked(bytes) });
+    }
+    core::str::from_utf8(bytes).map_err(|_| Fault::new(hpa_status::InvalidUtf8, Detail::Utf8))
 }
 
 /// A reference from a pointer that must not be NULL.
