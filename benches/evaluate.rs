@@ -10,13 +10,15 @@ use hpa::Settings;
 use hpa::{Autoscaler, Hpa, Instant, Observation, Pod, Sample};
 
 mod scenario;
-use scenario::{observed, pods, pods_distinct, samples, spec, timed, warmed_up, Layout};
+use scenario::{
+    checks_floor, observed, pods, pods_distinct, samples, spec, timed, warmed_up, Layout,
+};
 use scenario::{MEASURED_LOAD, REQUESTS};
 
 /// A loose floor, hand-written: read the pod's phase, deletion and Ready status and add the
 /// sample of each running, ready pod. No requests, no readiness timing, no missing-pod
-/// handling, no history: a lower bound for the engine, not a rival (see [`checks_floor`] for
-/// the checks the CPU grouping cannot skip).
+/// handling, no history: a lower bound for the engine, not a rival (see [`checks_floor`], in the
+/// scenario shared with the Cortex-M0 cost probe, for the checks the CPU grouping cannot skip).
 fn floor(pods: &[Pod<'_>], samples: &[Option<Sample<'_>>]) -> (i64, u32) {
     let mut sum = 0_i64;
     let mut ready = 0_u32;
@@ -30,41 +32,6 @@ fn floor(pods: &[Pod<'_>], samples: &[Option<Sample<'_>>]) -> (i64, u32) {
         }
     }
     (sum, ready)
-}
-
-/// Every per-pod check the CPU utilization grouping needs for the common pod, hand-written
-/// for a run of such pods: a sample, not deleted, neither Pending nor Failed, Ready `True`,
-/// started before the initialization cutoff, and the first pod's container and pod-level
-/// request slices (so that its request counts for every pod); sums samples and requests.
-/// No unready or missing pods, no history, no arithmetic beyond the sums: what any
-/// evaluation of these inputs must do per pod, at the least.
-fn checks_floor(
-    pods: &[Pod<'_>],
-    samples: &[Option<Sample<'_>>],
-    init_cutoff: i64,
-    request: i64,
-) -> (i64, i64, u32) {
-    let (mut values, mut requests, mut ready) = (0_i64, 0_i64, 0_u32);
-    let Some(first) = pods.first() else {
-        return (0, 0, 0);
-    };
-    for (pod, sample) in pods.iter().zip(samples) {
-        let Some(sample) = sample else { break };
-        let plain = !pod.deleted
-            && pod.phase != PodPhase::Failed
-            && pod.phase != PodPhase::Pending
-            && pod.ready.is_some_and(|r| r.status == ConditionStatus::True)
-            && pod.start_time.is_some_and(|start| start.0 <= init_cutoff)
-            && std::ptr::eq(pod.containers, first.containers)
-            && pod.requests.map(<[_]>::as_ptr) == first.requests.map(<[_]>::as_ptr);
-        if !plain {
-            break;
-        }
-        values += sample.milli;
-        requests += request;
-        ready += 1;
-    }
-    (values, requests, ready)
 }
 
 fn bench(c: &mut Criterion) {

@@ -83,3 +83,39 @@ pub fn sample(milli: i64, at: i64) -> Sample<'static> {
         containers: &[],
     }
 }
+
+/// Every per-pod check the CPU utilization grouping needs for the common pod, hand-written
+/// for a run of such pods: a sample, not deleted, neither Pending nor Failed, Ready `True`,
+/// started before the initialization cutoff, and the first pod's container and pod-level
+/// request slices (so that its request counts for every pod); sums samples and requests.
+/// No unready or missing pods, no history, no arithmetic beyond the sums: what any
+/// evaluation of these inputs must do per pod, at the least. The host benchmark times it
+/// beside the engine; the Cortex-M0 cost probe counts its instructions.
+pub fn checks_floor(
+    pods: &[Pod<'_>],
+    samples: &[Option<Sample<'_>>],
+    init_cutoff: i64,
+    request: i64,
+) -> (i64, i64, u32) {
+    let (mut values, mut requests, mut ready) = (0_i64, 0_i64, 0_u32);
+    let Some(first) = pods.first() else {
+        return (0, 0, 0);
+    };
+    for (pod, sample) in pods.iter().zip(samples) {
+        let Some(sample) = sample else { break };
+        let plain = !pod.deleted
+            && pod.phase != PodPhase::Failed
+            && pod.phase != PodPhase::Pending
+            && pod.ready.is_some_and(|r| r.status == ConditionStatus::True)
+            && pod.start_time.is_some_and(|start| start.0 <= init_cutoff)
+            && core::ptr::eq(pod.containers, first.containers)
+            && pod.requests.map(<[_]>::as_ptr) == first.requests.map(<[_]>::as_ptr);
+        if !plain {
+            break;
+        }
+        values += sample.milli;
+        requests += request;
+        ready += 1;
+    }
+    (values, requests, ready)
+}

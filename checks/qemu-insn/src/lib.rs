@@ -13,6 +13,11 @@
 //! region insns 44343 cycles 70101 masked-insns 0 masked-cycles 0
 //! ```
 //!
+//! With `profile=FILE` as well, each region also appends to FILE the instructions it executed
+//! at each address, one line each (`<region number> <address, 8 hex digits> <count>`), for finding where
+//! a region's instructions go: `checks/qemu-insn/profile` maps the addresses to the
+//! firmware's functions.
+//!
 //! `masked-*` is the longest interrupt-masked stretch that ended inside the region: the
 //! instructions after the `cpsid i` that masks interrupts, up to and including the one that
 //! unmasks them. Without reading registers (API version 1 cannot), critical sections are
@@ -28,6 +33,7 @@
 //! distribution's packages); QEMU resolves these symbols in its own executable when it loads
 //! the plugin.
 
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::io::Write as _;
 use std::sync::Mutex;
@@ -93,6 +99,38 @@ struct Counts {
 }
 
 static MARKERS: Mutex<Markers> = Mutex::new(Markers { begin: 0, end: 0 });
+
+/// With `profile=FILE`: where each region's instructions were executed.
+struct Profile {
+    file: std::fs::File,
+    /// Regions ended so far.
+    regions: u64,
+    /// Executions per address in the region in progress.
+    counts: HashMap<u64, u64>,
+}
+
+static PROFILE: Mutex<Option<Profile>> = Mutex::new(None);
+
+impl Profile {
+    /// Counts one execution at `vaddr` while a region is in progress.
+    fn count(vaddr: u64) {
+        if let Some(p) = PROFILE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            *p.counts.entry(vaddr).or_insert(0) += 1;
+        }
+    }
+
+    /// Writes the region's counts, by address, and starts the next region's.
+    fn region_ended() {
+        if let Some(p) = PROFILE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            let mut counts: Vec<_> = p.counts.drain().collect();
+            counts.sort_unstable();
+            for (vaddr, n) in counts {
+                let _ = writeln!(p.file, "{} {vaddr:08x} {n}", p.regions);
+            }
+            p.regions += 1;
+        }
+    }
+}
 static COUNTS: Mutex<Counts> = Mutex::new(Counts {
     insns: 0,
     cycles: 0,
@@ -231,6 +269,7 @@ extern "C" fn on_insn(_vcpu: c_uint, userdata: *mut c_void) {
             c.longest = (0, 0);
         }
         Role::RegionEnd => {
+            Profile::region_ended();
             // Written, not `println!`: a closed output must not panic inside QEMU.
             let mut out = std::io::stdout();
             let _ = match c.region.take() {
@@ -249,6 +288,9 @@ extern "C" fn on_insn(_vcpu: c_uint, userdata: *mut c_void) {
     }
     c.insns += 1;
     c.cycles += cost;
+    if c.region.is_some() {
+        Profile::count(vaddr);
+    }
     match role {
         Role::ConditionalBranch => c.branch_fallthrough = Some(vaddr + 2),
         Role::MaskInterrupts => {
@@ -336,8 +378,23 @@ pub unsafe extern "C" fn qemu_plugin_install(
         match arg.split_once('=') {
             Some(("begin", a)) => markers.begin = parse_address(a).unwrap_or(0),
             Some(("end", a)) => markers.end = parse_address(a).unwrap_or(0),
+            Some(("profile", path)) => match std::fs::File::create(path) {
+                Ok(file) => {
+                    *PROFILE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Profile {
+                        file,
+                        regions: 0,
+                        counts: HashMap::new(),
+                    })
+                }
+                Err(e) => {
+                    eprintln!("hpa-qemu-insn: cannot create the profile {path}: {e}");
+                    return 1;
+                }
+            },
             _ => {
-                eprintln!("hpa-qemu-insn: unknown argument {arg} (expected begin=ADDR,end=ADDR)");
+                eprintln!(
+                    "hpa-qemu-insn: unknown argument {arg} (expected begin=ADDR,end=ADDR[,profile=FILE])"
+                );
                 return 1;
             }
         }

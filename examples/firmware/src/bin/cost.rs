@@ -14,7 +14,9 @@
 //! * `evaluate-<n>`: exactly one `Autoscaler::evaluate` on a copy of the warmed-up state (the
 //!   benchmark's timed call);
 //! * `shared-evaluate-<n>`: the same evaluation through the [`SharedAutoscaler`] (the
-//!   samples' update, then `SharedAutoscaler::evaluate`), interrupts masked throughout.
+//!   samples' update, then `SharedAutoscaler::evaluate`), interrupts masked throughout;
+//! * `checks-floor-<n>`: the benchmark's per-pod checks floor (`scenario::checks_floor`) on the
+//!   same pods and samples, what the engine's cost per pod compares with.
 //!
 //! Before each region the probe prints `cost <name>`; the region is the code between the calls
 //! of the marker functions `hpa_cost_begin` and `hpa_cost_end`, whose addresses the plugin
@@ -36,7 +38,8 @@ use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 use hpa::input::Sample;
 use hpa::shared::{Observe, SharedAutoscaler};
 use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Pod, PodSamples, Settings};
-use scenario::{sample, spec, usage, warm_up_load, MEASURED_LOAD, PERIOD_MS, POD, WARM_UP_STEPS};
+use scenario::{checks_floor, sample, spec, usage, warm_up_load, MEASURED_LOAD, PERIOD_MS, POD};
+use scenario::{REQUESTS, WARM_UP_STEPS};
 
 /// Not a link-time proof like the other firmware's: `SharedAutoscaler` borrows a `RefCell`,
 /// whose borrow check links a panic (unreachable here: no operation runs inside another).
@@ -169,10 +172,7 @@ fn warm_up(hpa: &Hpa<'_>, settings: &Settings, pods: usize) -> i64 {
 fn evaluate_copy(hpa: &Hpa<'_>, settings: &Settings, pods: usize, now: i64) -> Option<i32> {
     // SAFETY: single-threaded, no interrupt handler uses it; the only reference to STATE.
     let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
-    let mut samples = [None; MAX_PODS];
-    for (i, s) in samples.iter_mut().enumerate().take(pods) {
-        *s = Some(sample(usage(i, MEASURED_LOAD), now));
-    }
+    let samples = measured_samples(pods, now);
     let samples = samples.get(..pods).unwrap_or(&samples);
     observe(Instant(now), samples, |obs| {
         region(b"evaluate", pods, || {
@@ -182,6 +182,35 @@ fn evaluate_copy(hpa: &Hpa<'_>, settings: &Settings, pods: usize, now: i64) -> O
                 .ok()
         })
     })
+}
+
+/// The measured evaluation's samples at `now` for `pods` pods.
+fn measured_samples(pods: usize, now: i64) -> [Option<Sample<'static>>; MAX_PODS] {
+    let mut samples = [None; MAX_PODS];
+    for (i, s) in samples.iter_mut().enumerate().take(pods) {
+        *s = Some(sample(usage(i, MEASURED_LOAD), now));
+    }
+    samples
+}
+
+/// The per-pod checks floor on the measured evaluation's pods and samples; whether it found
+/// every pod ready, as the engine does.
+#[inline(never)]
+fn checks_floor_region(settings: &Settings, pods: usize, now: i64) -> bool {
+    let samples = measured_samples(pods, now);
+    let samples = samples.get(..pods).unwrap_or(&samples);
+    let list = PODS.get(..pods).unwrap_or(&PODS);
+    let init_cutoff = now - settings.cpu_initialization_period.as_millis();
+    let request = REQUESTS.first().map_or(0, |r| r.quantity.milli_value());
+    let (_, _, ready) = region(b"checks-floor", pods, || {
+        black_box(checks_floor(
+            black_box(list),
+            black_box(samples),
+            black_box(init_cutoff),
+            black_box(request),
+        ))
+    });
+    ready as usize == pods
 }
 
 #[entry]
@@ -209,9 +238,10 @@ fn main() -> ! {
         });
         // Both paths must decide alike, or the figures would not be of the same evaluation.
         failed |= plain.is_none() || plain != shared.ok().map(|d| d.desired_replicas);
+        failed |= !checks_floor_region(&settings, pods, now);
     }
     if failed {
-        out::line(&[b"the shared and the plain evaluation differ"]);
+        out::line(&[b"the shared and the plain evaluation differ, or the floor missed a pod"]);
         debug::exit(EXIT_FAILURE);
     } else {
         debug::exit(EXIT_SUCCESS);
