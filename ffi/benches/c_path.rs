@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use hpa::{Hpa, Settings};
 use hpa_ffi::*;
 
@@ -217,5 +217,76 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// Evaluations each counting run makes, from copies of one state.
+const COUNTED: usize = 20;
+
+/// [`COUNTED`] engine evaluations of the scenario at `n` pods, for callgrind to count
+/// (`ffi/benches/count-instructions`).
+#[inline(never)]
+fn count_engine(n: usize) {
+    let settings = Settings::DEFAULT;
+    let spec = spec();
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let pods = pods(n, Layout::SharedTemplate);
+    let (state, now) = warmed_up(&hpa, &settings, &pods);
+    let s = samples(n, now, MEASURED_LOAD);
+    let mut states = vec![state; COUNTED];
+    observed(&pods, &s, now, |obs| {
+        counted_engine(&mut states, &hpa, &settings, obs)
+    });
+}
+
+#[inline(never)]
+fn counted_engine(
+    states: &mut [hpa::Autoscaler],
+    hpa: &Hpa<'_>,
+    settings: &Settings,
+    obs: &hpa::Observation<'_>,
+) {
+    for a in states {
+        black_box(
+            a.evaluate(hpa, settings, black_box(obs))
+                .map(|d| d.desired_replicas)
+                .ok(),
+        );
+    }
+}
+
+/// [`COUNTED`] C API evaluations of the scenario at `n` pods, for callgrind to count.
+#[inline(never)]
+fn count_c_api(n: usize) {
+    let mut world = CWorld::new(n);
+    let (state, now) = c_warmed_up(&mut world);
+    world.observe(now, MEASURED_LOAD);
+    let mut states = vec![state; COUNTED];
+    counted_c_api(&mut world, &mut states);
+}
+
+#[inline(never)]
+fn counted_c_api(world: &mut CWorld, states: &mut [Storage]) {
+    for a in states {
+        black_box(world.evaluate(&mut a.0));
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+/// Criterion's benchmarks; with `HPA_COUNT=engine|c_api` and `HPA_COUNT_PODS=N` instead, only
+/// [`COUNTED`] evaluations one way, whose instructions `ffi/benches/count-instructions` counts
+/// with callgrind (`counted_engine`, `counted_c_api`): timings move with the machine's load,
+/// instruction counts do not.
+fn main() {
+    if let (Ok(way), Ok(n)) = (std::env::var("HPA_COUNT"), std::env::var("HPA_COUNT_PODS")) {
+        let n = n.parse().expect("HPA_COUNT_PODS is a pod count");
+        match way.as_str() {
+            "engine" => count_engine(n),
+            "c_api" => count_c_api(n),
+            other => panic!("HPA_COUNT is engine or c_api, not {other}"),
+        }
+        return;
+    }
+    benches();
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
+}
