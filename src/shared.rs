@@ -14,7 +14,10 @@
 //!   [`Autoscaler::evaluate`].
 //!
 //! Every method runs inside one critical section, so no context ever sees a half-updated
-//! state. [`SharedAutoscaler::evaluate`] holds it for a whole evaluation (interrupts stay
+//! state. A method called from inside another one's closure on the same autoscaler (from the
+//! `f` of [`SharedAutoscaler::update`] or [`SharedAutoscaler::with_autoscaler`], or from your
+//! [`Observe::observe`]) finds the state in use: it does nothing and returns [`InUse`] (the
+//! critical section excludes every other context, so only such a call can meet it). [`SharedAutoscaler::evaluate`] holds it for a whole evaluation (interrupts stay
 //! masked that long on a single-core MCU): keep the pod count small on slow cores, or let the
 //! interrupt only set a flag and evaluate from the main loop. The library only uses the
 //! `critical-section` API: the firmware chooses the implementation (for example `cortex-m`
@@ -90,11 +93,13 @@
 //! });
 //!
 //! // Main loop: a new sample arrived for worker 1 (and one for worker 0).
-//! AUTOSCALER.update(|inputs| {
-//!     inputs.usage_milli[0] = Some(450);
-//!     inputs.usage_milli[1] = Some(450);
-//!     inputs.sampled_at = Instant(14_000);
-//! });
+//! AUTOSCALER
+//!     .update(|inputs| {
+//!         inputs.usage_milli[0] = Some(450);
+//!         inputs.usage_milli[1] = Some(450);
+//!         inputs.sampled_at = Instant(14_000);
+//!     })
+//!     .expect("not called from inside another call");
 //!
 //! // Timer interrupt, every 15 s: evaluate (the spec and settings live in flash).
 //! let spec = HpaSpec {
@@ -110,16 +115,17 @@
 //! assert_eq!(decision.desired_replicas, 3); // 90 % of the request against a 60 % target
 //!
 //! // Main loop: act on the last decision and report the outcome.
-//! if let Some(d) = AUTOSCALER.last_decision() {
+//! if let Ok(Some(d)) = AUTOSCALER.last_decision() {
 //!     if d.rescale {
-//!         AUTOSCALER.update(|inputs| inputs.replicas = d.desired_replicas);
-//!         AUTOSCALER.rescale_succeeded();
+//!         let _ = AUTOSCALER.update(|inputs| inputs.replicas = d.desired_replicas);
+//!         let _ = AUTOSCALER.rescale_succeeded();
 //!     }
 //! }
-//! assert_eq!(AUTOSCALER.status_desired_replicas(), 3);
+//! assert_eq!(AUTOSCALER.status_desired_replicas(), Ok(3));
 //! ```
 
-use core::cell::RefCell;
+use core::cell::{Ref, RefCell, RefMut};
+use core::fmt;
 
 use critical_section::Mutex;
 
@@ -138,6 +144,49 @@ use crate::time::Instant;
 pub trait Observe {
     /// Calls `evaluate` with the observation at `now`, and returns what it returns.
     fn observe<T>(&self, now: Instant, evaluate: impl FnOnce(&Observation<'_>) -> T) -> T;
+}
+
+/// The shared state was in use: a [`SharedAutoscaler`] method was called from inside another
+/// one's closure on the same autoscaler. Nothing was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct InUse;
+
+impl fmt::Display for InUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the shared autoscaler is in use by the call this one was made from")
+    }
+}
+
+/// Why [`SharedAutoscaler::evaluate`] did not evaluate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SharedEvaluateError {
+    /// Called from inside another call on the same autoscaler.
+    InUse,
+    /// The engine refused the input ([`Autoscaler::evaluate`]).
+    Evaluate(EvaluateError),
+}
+
+impl From<InUse> for SharedEvaluateError {
+    fn from(_: InUse) -> Self {
+        SharedEvaluateError::InUse
+    }
+}
+
+impl From<EvaluateError> for SharedEvaluateError {
+    fn from(e: EvaluateError) -> Self {
+        SharedEvaluateError::Evaluate(e)
+    }
+}
+
+impl fmt::Display for SharedEvaluateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SharedEvaluateError::InUse => fmt::Display::fmt(&InUse, f),
+            SharedEvaluateError::Evaluate(e) => fmt::Display::fmt(e, f),
+        }
+    }
 }
 
 struct State<I, const R: usize, const E: usize> {
@@ -168,15 +217,43 @@ impl<I, const R: usize, const E: usize> SharedAutoscaler<I, R, E> {
         }
     }
 
+    /// The state, borrowed inside critical section `cs`: `InUse` when a call up the stack holds
+    /// it (a `RefCell` borrow that would panic there).
+    fn state_mut<'cs>(
+        &'cs self,
+        cs: critical_section::CriticalSection<'cs>,
+    ) -> Result<RefMut<'cs, State<I, R, E>>, InUse> {
+        self.state.borrow(cs).try_borrow_mut().map_err(|_| InUse)
+    }
+
+    /// The state for reading, as [`Self::state_mut`].
+    fn state<'cs>(
+        &'cs self,
+        cs: critical_section::CriticalSection<'cs>,
+    ) -> Result<Ref<'cs, State<I, R, E>>, InUse> {
+        self.state.borrow(cs).try_borrow().map_err(|_| InUse)
+    }
+
     /// Runs `f` on the inputs inside a critical section (keep it short: interrupts wait).
-    pub fn update<T>(&self, f: impl FnOnce(&mut I) -> T) -> T {
-        critical_section::with(|cs| f(&mut self.state.borrow_ref_mut(cs).inputs))
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler (`f` does not run).
+    pub fn update<T>(&self, f: impl FnOnce(&mut I) -> T) -> Result<T, InUse> {
+        critical_section::with(|cs| Ok(f(&mut self.state_mut(cs)?.inputs)))
     }
 
     /// Runs `f` on the HPA state inside a critical section, e.g. to restore conditions or
     /// history.
-    pub fn with_autoscaler<T>(&self, f: impl FnOnce(&mut Autoscaler<R, E>) -> T) -> T {
-        critical_section::with(|cs| f(&mut self.state.borrow_ref_mut(cs).autoscaler))
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler (`f` does not run).
+    pub fn with_autoscaler<T>(
+        &self,
+        f: impl FnOnce(&mut Autoscaler<R, E>) -> T,
+    ) -> Result<T, InUse> {
+        critical_section::with(|cs| Ok(f(&mut self.state_mut(cs)?.autoscaler)))
     }
 
     /// Evaluates the HPA at `now` on the current inputs and keeps the decision as the last
@@ -185,19 +262,20 @@ impl<I, const R: usize, const E: usize> SharedAutoscaler<I, R, E> {
     ///
     /// # Errors
     ///
-    /// [`EvaluateError`] when the engine refuses the input (nothing changes then, and the last
-    /// decision stays).
+    /// [`SharedEvaluateError::Evaluate`] when the engine refuses the input (nothing changes
+    /// then, and the last decision stays); [`SharedEvaluateError::InUse`] when called from
+    /// inside another call on this autoscaler.
     pub fn evaluate(
         &self,
         hpa: &Hpa<'_>,
         settings: &Settings,
         now: Instant,
-    ) -> Result<DecisionSummary, EvaluateError>
+    ) -> Result<DecisionSummary, SharedEvaluateError>
     where
         I: Observe,
     {
         critical_section::with(|cs| {
-            let mut guard = self.state.borrow_ref_mut(cs);
+            let mut guard = self.state_mut(cs)?;
             let state = &mut *guard;
             let autoscaler = &mut state.autoscaler;
             let summary = state.inputs.observe(now, |obs| {
@@ -209,33 +287,47 @@ impl<I, const R: usize, const E: usize> SharedAutoscaler<I, R, E> {
     }
 
     /// The last decision, if any evaluation succeeded yet.
-    pub fn last_decision(&self) -> Option<DecisionSummary> {
-        critical_section::with(|cs| self.state.borrow_ref(cs).last.clone())
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler.
+    pub fn last_decision(&self) -> Result<Option<DecisionSummary>, InUse> {
+        critical_section::with(|cs| Ok(self.state(cs)?.last.clone()))
     }
 
     /// Whether a decided rescale awaits its outcome.
-    pub fn rescale_pending(&self) -> bool {
-        critical_section::with(|cs| self.state.borrow_ref(cs).autoscaler.rescale_pending())
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler.
+    pub fn rescale_pending(&self) -> Result<bool, InUse> {
+        critical_section::with(|cs| Ok(self.state(cs)?.autoscaler.rescale_pending()))
     }
 
     /// The decided replica count was applied ([`Autoscaler::rescale_succeeded`]).
-    pub fn rescale_succeeded(&self) -> bool {
-        critical_section::with(|cs| self.state.borrow_ref_mut(cs).autoscaler.rescale_succeeded())
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler.
+    pub fn rescale_succeeded(&self) -> Result<bool, InUse> {
+        critical_section::with(|cs| Ok(self.state_mut(cs)?.autoscaler.rescale_succeeded()))
     }
 
     /// Applying it failed ([`Autoscaler::rescale_failed`]).
-    pub fn rescale_failed(&self) -> bool {
-        critical_section::with(|cs| self.state.borrow_ref_mut(cs).autoscaler.rescale_failed())
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler.
+    pub fn rescale_failed(&self) -> Result<bool, InUse> {
+        critical_section::with(|cs| Ok(self.state_mut(cs)?.autoscaler.rescale_failed()))
     }
 
     /// `status.desiredReplicas` after the last evaluation and rescale report.
-    pub fn status_desired_replicas(&self) -> i32 {
-        critical_section::with(|cs| {
-            self.state
-                .borrow_ref(cs)
-                .autoscaler
-                .status()
-                .desired_replicas
-        })
+    ///
+    /// # Errors
+    ///
+    /// [`InUse`] when called from inside another call on this autoscaler.
+    pub fn status_desired_replicas(&self) -> Result<i32, InUse> {
+        critical_section::with(|cs| Ok(self.state(cs)?.autoscaler.status().desired_replicas))
     }
 }

@@ -10,7 +10,7 @@ use std::thread;
 
 use hpa::input::ResourceRequest;
 use hpa::input::{ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition};
-use hpa::shared::{Observe, SharedAutoscaler};
+use hpa::shared::{InUse, Observe, SharedAutoscaler, SharedEvaluateError};
 use hpa::spec::{MetricSpec, MetricTarget};
 use hpa::{Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod, PodSamples};
 use hpa::{Quantity, Sample, Settings};
@@ -82,15 +82,20 @@ static SHARED: SharedAutoscaler<Inputs> = SharedAutoscaler::new(Inputs {
     updates: 0,
 });
 
-#[test]
-fn interrupt_and_main_loop_from_several_threads() {
-    let spec = HpaSpec {
+/// A CPU utilization HPA with a 50 % target, up to one replica per pod slot.
+fn spec() -> HpaSpec<'static> {
+    HpaSpec {
         min_replicas: Some(1),
         max_replicas: PODS as i32,
         metrics: &METRICS,
         behavior: None,
         scale_target_ref: None,
-    };
+    }
+}
+
+#[test]
+fn interrupt_and_main_loop_from_several_threads() {
+    let spec = spec();
     let settings = Settings::DEFAULT;
     let hpa = Hpa::new(&spec, &settings).expect("valid spec");
     let done = AtomicBool::new(false);
@@ -103,10 +108,12 @@ fn interrupt_and_main_loop_from_several_threads() {
             s.spawn(move || {
                 let mut i = w;
                 while !done.load(Ordering::Relaxed) {
-                    SHARED.update(|inputs| {
-                        inputs.usage_milli[i % PODS] = Some(1000);
-                        inputs.updates += 1;
-                    });
+                    SHARED
+                        .update(|inputs| {
+                            inputs.usage_milli[i % PODS] = Some(1000);
+                            inputs.updates += 1;
+                        })
+                        .expect("not nested");
                     i += 1;
                 }
             });
@@ -116,10 +123,12 @@ fn interrupt_and_main_loop_from_several_threads() {
             let done = &done;
             s.spawn(move || {
                 while !done.load(Ordering::Relaxed) {
-                    if let Some(d) = SHARED.last_decision() {
-                        if d.rescale && SHARED.rescale_pending() {
-                            SHARED.update(|inputs| inputs.replicas = d.desired_replicas);
-                            SHARED.rescale_succeeded();
+                    if let Some(d) = SHARED.last_decision().expect("not nested") {
+                        if d.rescale && SHARED.rescale_pending().expect("not nested") {
+                            SHARED
+                                .update(|inputs| inputs.replicas = d.desired_replicas)
+                                .expect("not nested");
+                            SHARED.rescale_succeeded().expect("not nested");
                         }
                     }
                     thread::yield_now();
@@ -142,11 +151,11 @@ fn interrupt_and_main_loop_from_several_threads() {
             );
             assert_eq!(d.desired_replicas, expected);
             let rescale = d.rescale;
-            assert_eq!(SHARED.last_decision(), Some(d));
+            assert_eq!(SHARED.last_decision(), Ok(Some(d)));
             // The next tick comes after the main loop applied this rescale (a sync period is
             // long); without the wait, a new evaluation would replace the pending rescale.
             let mut spins = 0_u64;
-            while rescale && SHARED.rescale_pending() {
+            while rescale && SHARED.rescale_pending().expect("not nested") {
                 spins += 1;
                 assert!(
                     spins < 100_000_000,
@@ -159,8 +168,85 @@ fn interrupt_and_main_loop_from_several_threads() {
     });
 
     // The main loop applied the rescales: the workload ends at maxReplicas.
-    let last = SHARED.last_decision().expect("decisions were made");
+    let last = SHARED.last_decision().expect("not nested");
+    let last = last.expect("decisions were made");
     assert_eq!(last.desired_replicas, PODS as i32);
-    assert!(SHARED.update(|inputs| inputs.updates) > 0);
-    assert_eq!(SHARED.update(|inputs| inputs.replicas), PODS as i32);
+    assert!(SHARED.update(|inputs| inputs.updates).expect("not nested") > 0);
+    assert_eq!(SHARED.update(|inputs| inputs.replicas), Ok(PODS as i32));
+}
+
+/// Inputs whose observation calls back into their own shared autoscaler, as a careless
+/// `Observe` might.
+struct Reentrant {
+    inputs: Inputs,
+    /// What the calls from inside `observe` returned: (`last_decision`, `update`).
+    seen: std::sync::Mutex<Vec<(bool, bool)>>,
+}
+
+impl Observe for Reentrant {
+    fn observe<T>(&self, now: Instant, evaluate: impl FnOnce(&Observation<'_>) -> T) -> T {
+        let inner = (
+            NESTED.last_decision() == Err(InUse),
+            NESTED.update(|_| ()) == Err(InUse),
+        );
+        self.seen.lock().expect("not poisoned").push(inner);
+        self.inputs.observe(now, evaluate)
+    }
+}
+
+static NESTED: SharedAutoscaler<Reentrant> = SharedAutoscaler::new(Reentrant {
+    inputs: Inputs {
+        usage_milli: [Some(1000); PODS],
+        replicas: 2,
+        updates: 0,
+    },
+    seen: std::sync::Mutex::new(Vec::new()),
+});
+
+/// A call made from inside another call on the same autoscaler (an `update` or
+/// `with_autoscaler` closure, or `Observe::observe`) returns `InUse` and does nothing, instead
+/// of panicking on the `RefCell`; the outer call completes as it would alone.
+#[test]
+fn nested_calls_are_refused_not_panics() {
+    let spec = spec();
+    let settings = Settings::DEFAULT;
+    let hpa = Hpa::new(&spec, &settings).expect("valid spec");
+    let inner = NESTED.update(|r| {
+        r.inputs.updates += 1;
+        (
+            NESTED.update(|r| r.inputs.updates += 100),
+            NESTED.with_autoscaler(|_| ()),
+            NESTED.evaluate(&hpa, &settings, Instant(0)),
+            NESTED.rescale_pending(),
+            NESTED.rescale_succeeded(),
+            NESTED.rescale_failed(),
+            NESTED.status_desired_replicas(),
+        )
+    });
+    assert_eq!(
+        inner,
+        Ok((
+            Err(InUse),
+            Err(InUse),
+            Err(SharedEvaluateError::InUse),
+            Err(InUse),
+            Err(InUse),
+            Err(InUse),
+            Err(InUse),
+        ))
+    );
+    assert_eq!(NESTED.update(|r| r.inputs.updates), Ok(1));
+    assert_eq!(NESTED.last_decision(), Ok(None));
+    let in_autoscaler = NESTED.with_autoscaler(|_| NESTED.evaluate(&hpa, &settings, Instant(0)));
+    assert_eq!(in_autoscaler, Ok(Err(SharedEvaluateError::InUse)));
+    assert_eq!(NESTED.last_decision(), Ok(None));
+
+    // The outer evaluation completes; the calls inside `observe` were refused.
+    let d = NESTED
+        .evaluate(&hpa, &settings, Instant(15_000))
+        .expect("evaluates");
+    assert_eq!(d.desired_replicas, 4);
+    assert_eq!(NESTED.last_decision(), Ok(Some(d)));
+    let seen = NESTED.update(|r| r.seen.lock().expect("not poisoned").clone());
+    assert_eq!(seen, Ok(vec![(true, true)]));
 }

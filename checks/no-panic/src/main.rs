@@ -1,7 +1,8 @@
 //! Links the whole engine into a bare-metal executable whose panic handler calls a symbol
 //! that does not exist. If any panic path were reachable, the link would fail with
 //! `undefined symbol: hpa_panic_path_is_reachable`; .ci/run also checks the image for
-//! soft-float routines.
+//! soft-float routines. The engine is used directly and through a `SharedAutoscaler`
+//! (feature `critical-section`), every method of it, nested calls included.
 #![no_std]
 #![no_main]
 
@@ -10,6 +11,7 @@ use core::panic::PanicInfo;
 
 use hpa::input::{ConditionStatus, PodPhase};
 use hpa::input::{Container, ContainerKind, ReadyCondition, ResourceRequest};
+use hpa::shared::{Observe, SharedAutoscaler};
 use hpa::spec::{Behavior, MetricIdentifier, MetricSpec, MetricTarget, ScalingRules};
 use hpa::validation::{validate_spec_each, Unrecognized};
 use hpa::{Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation, Pod, PodSamples};
@@ -32,10 +34,34 @@ fn panic(_: &PanicInfo) -> ! {
     loop {}
 }
 
+/// The probe runs on one core without interrupt handlers: a critical section needs no masking.
+struct NoInterrupts;
+critical_section::set_impl!(NoInterrupts);
+
+// SAFETY: nothing can preempt the probe's single thread, so an empty critical section
+// excludes every other context.
+unsafe impl critical_section::Impl for NoInterrupts {
+    unsafe fn acquire() -> critical_section::RawRestoreState {}
+    unsafe fn release(_: critical_section::RawRestoreState) {}
+}
+
 static mut STATE: Autoscaler = Autoscaler::new();
 
-#[no_mangle]
-pub extern "C" fn _start() -> ! {
+/// The shared autoscaler's inputs: the probe's observation, which also calls back into it
+/// from `observe` (a nested call, refused).
+struct Inputs;
+
+impl Observe for Inputs {
+    fn observe<T>(&self, now: Instant, evaluate: impl FnOnce(&Observation<'_>) -> T) -> T {
+        black_box(SHARED.last_decision().ok());
+        observe(now, evaluate)
+    }
+}
+
+static SHARED: SharedAutoscaler<Inputs> = SharedAutoscaler::new(Inputs);
+
+/// Calls `evaluate` with the probe's observation at `now`.
+fn observe<T>(now: Instant, evaluate: impl FnOnce(&Observation<'_>) -> T) -> T {
     let requests = [ResourceRequest {
         resource: "cpu",
         quantity: black_box(Quantity::from_milli(500)),
@@ -72,6 +98,17 @@ pub extern "C" fn _start() -> ! {
         }),
         MetricValues::External(&queue),
     ];
+    evaluate(&Observation {
+        now,
+        replicas: black_box(3),
+        status_replicas: 3,
+        pods: &pods,
+        metrics: &metrics,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn _start() -> ! {
     let specs = [
         MetricSpec::resource("cpu", MetricTarget::utilization(black_box(60))),
         MetricSpec::external(
@@ -110,31 +147,53 @@ pub extern "C" fn _start() -> ! {
     loop {
         t += 15_000;
         if let Ok(hpa) = Hpa::new(&spec, &settings) {
-            let obs = Observation {
-                now: Instant(black_box(t)),
-                replicas: black_box(3),
-                status_replicas: 3,
-                pods: &pods,
-                metrics: &metrics,
-            };
             // SAFETY: single-threaded bare-metal probe.
             let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
-            if let Ok(d) = state.evaluate(&hpa, &settings, &obs) {
-                black_box(d.desired_replicas);
-                if black_box(d.rescale) {
-                    state.rescale_succeeded();
-                } else {
-                    state.rescale_failed();
+            observe(Instant(black_box(t)), |obs| {
+                if let Ok(d) = state.evaluate(&hpa, &settings, obs) {
+                    black_box(d.desired_replicas);
+                    if black_box(d.rescale) {
+                        state.rescale_succeeded();
+                    } else {
+                        state.rescale_failed();
+                    }
                 }
+            });
+            // The same through the shared autoscaler, with calls nested in its closures.
+            black_box(SHARED.update(|_| SHARED.update(|_| ()).is_err()).ok());
+            if let Ok(d) = SHARED.evaluate(&hpa, &settings, Instant(black_box(t))) {
+                black_box(d.desired_replicas);
             }
+            black_box(
+                SHARED
+                    .with_autoscaler(|a| {
+                        (
+                            a.status().desired_replicas,
+                            SHARED.evaluate(&hpa, &settings, Instant(t)).is_err(),
+                        )
+                    })
+                    .ok(),
+            );
+            black_box(SHARED.rescale_pending().ok());
+            if black_box(SHARED.last_decision()).is_ok_and(|d| d.is_some_and(|d| d.rescale)) {
+                black_box(SHARED.rescale_succeeded().ok());
+            } else {
+                black_box(SHARED.rescale_failed().ok());
+            }
+            black_box(SHARED.status_desired_replicas().ok());
             // Snapshots: a save, and a restore of whatever bytes the page holds.
             // SAFETY: single-threaded bare-metal probe.
             let page = unsafe { &mut *core::ptr::addr_of_mut!(PAGE) };
             black_box(state.save(Instant(black_box(t)), page).ok());
-            black_box(state.restore(black_box(&page[..]), Instant(black_box(t))).ok());
+            black_box(
+                state
+                    .restore(black_box(&page[..]), Instant(black_box(t)))
+                    .ok(),
+            );
         }
     }
 }
 
 /// A flash page's worth of snapshot.
-static mut PAGE: [u8; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES] = [0; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES];
+static mut PAGE: [u8; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES] =
+    [0; <hpa::Autoscaler>::SNAPSHOT_MAX_BYTES];

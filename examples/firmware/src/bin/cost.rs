@@ -41,8 +41,8 @@ use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Pod, PodSamples, 
 use scenario::{checks_floor, sample, spec, usage, warm_up_load, MEASURED_LOAD, PERIOD_MS, POD};
 use scenario::{REQUESTS, WARM_UP_STEPS};
 
-/// Not a link-time proof like the other firmware's: `SharedAutoscaler` borrows a `RefCell`,
-/// whose borrow check links a panic (unreachable here: no operation runs inside another).
+/// Prints and fails the run (the link-time proof that the engine and `SharedAutoscaler` have no
+/// panic path is checks/no-panic's).
 #[panic_handler]
 fn panic(_: &PanicInfo) -> ! {
     out::line(&[b"panic"]);
@@ -139,32 +139,37 @@ fn observe<T>(
     })
 }
 
-/// The main loop's batch update: every pod's usage under `load`, sampled at `t`.
-fn update_samples(pods: usize, t: i64, load: i64) {
-    SHARED.update(|inputs| {
-        for (i, u) in inputs.usage_milli.iter_mut().enumerate().take(pods) {
-            *u = usage(i, load);
-        }
-        inputs.sampled_at = t;
-        inputs.pods = pods;
-    });
+/// The main loop's batch update: every pod's usage under `load`, sampled at `t`. False if the
+/// shared state was in use (never here: no call is made from inside another).
+fn update_samples(pods: usize, t: i64, load: i64) -> bool {
+    SHARED
+        .update(|inputs| {
+            for (i, u) in inputs.usage_milli.iter_mut().enumerate().take(pods) {
+                *u = usage(i, load);
+            }
+            inputs.sampled_at = t;
+            inputs.pods = pods;
+        })
+        .is_ok()
 }
 
 /// The benchmark's warm-up through the shared autoscaler, from a fresh state; returns the
-/// time of the next evaluation.
-fn warm_up(hpa: &Hpa<'_>, settings: &Settings, pods: usize) -> i64 {
-    SHARED.with_autoscaler(|a| a.clone_from(&FRESH));
+/// time of the next evaluation (`None` if a call found the shared state in use).
+fn warm_up(hpa: &Hpa<'_>, settings: &Settings, pods: usize) -> Option<i64> {
+    SHARED.with_autoscaler(|a| a.clone_from(&FRESH)).ok()?;
     let mut t = 0;
     for step in 0..WARM_UP_STEPS {
-        update_samples(pods, t, warm_up_load(step));
+        if !update_samples(pods, t, warm_up_load(step)) {
+            return None;
+        }
         if SHARED.evaluate(hpa, settings, Instant(t)).is_ok()
-            && SHARED.last_decision().is_some_and(|d| d.rescale)
+            && SHARED.last_decision().ok()?.is_some_and(|d| d.rescale)
         {
-            SHARED.rescale_succeeded();
+            SHARED.rescale_succeeded().ok()?;
         }
         t += PERIOD_MS;
     }
-    t
+    Some(t)
 }
 
 /// One evaluation of the copy in `STATE` at `now`, as the benchmark times it.
@@ -227,17 +232,23 @@ fn main() -> ! {
     region(b"markers", 0, || ());
     let mut failed = false;
     for pods in [10, MAX_PODS] {
-        let now = region(b"shared", pods, || warm_up(&hpa, &settings, pods));
+        let Some(now) = region(b"shared", pods, || warm_up(&hpa, &settings, pods)) else {
+            failed = true;
+            continue;
+        };
         // SAFETY: as in `evaluate_copy`.
         let state = unsafe { &mut *core::ptr::addr_of_mut!(STATE) };
-        SHARED.with_autoscaler(|a| state.clone_from(a));
+        failed |= SHARED.with_autoscaler(|a| state.clone_from(a)).is_err();
         let plain = evaluate_copy(&hpa, &settings, pods, now);
         let shared = region(b"shared-evaluate", pods, || {
-            update_samples(pods, now, MEASURED_LOAD);
-            SHARED.evaluate(&hpa, &settings, Instant(now))
+            if update_samples(pods, now, MEASURED_LOAD) {
+                SHARED.evaluate(&hpa, &settings, Instant(now)).ok()
+            } else {
+                None
+            }
         });
         // Both paths must decide alike, or the figures would not be of the same evaluation.
-        failed |= plain.is_none() || plain != shared.ok().map(|d| d.desired_replicas);
+        failed |= plain.is_none() || plain != shared.map(|d| d.desired_replicas);
         failed |= !checks_floor_region(&settings, pods, now);
     }
     if failed {
