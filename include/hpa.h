@@ -33,7 +33,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#if defined(__GNUC__) || defined(__clang__)
+/*
+ * HPA_MUST_USE marks functions whose result (a status) must not be ignored. In C++17 and C23
+ * it is [[nodiscard]], which a (void) cast silences. Before them it is GCC's and Clang's
+ * warn_unused_result, which Clang lets a (void) cast silence but GCC does not: define
+ * HPA_NO_MUST_USE before including this header to drop the attribute.
+ */
+#if defined(HPA_NO_MUST_USE)
+#  define HPA_MUST_USE
+#elif (defined(__cplusplus) && __cplusplus >= 201703L) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
+#  define HPA_MUST_USE [[nodiscard]]
+#elif defined(__GNUC__) || defined(__clang__)
 #  define HPA_MUST_USE __attribute__((warn_unused_result))
 #else
 #  define HPA_MUST_USE
@@ -42,8 +52,22 @@
 /** The library version this header declares, "MAJOR.MINOR.PATCH" (see hpa_version()). */
 #define HPA_VERSION_STRING "0.1.0"
 
-/** An hpa_str initializer for a string literal: `hpa_str s = HPA_STR("cpu");`. */
-#define HPA_STR(literal) { (literal), sizeof(literal) - 1 }
+/**
+ * An hpa_str holding a string literal, as an expression in C99 and C++11 alike:
+ * `metric.name = HPA_STR("cpu");`, `hpa_str s = HPA_STR("cpu");`, or an argument. Static
+ * (file-scope) initializers in C take HPA_STR_INIT instead.
+ */
+#ifdef __cplusplus
+#  define HPA_STR(literal) (hpa_str{ (literal), sizeof(literal) - 1 })
+#else
+#  define HPA_STR(literal) ((hpa_str){ (literal), sizeof(literal) - 1 })
+#endif
+
+/**
+ * An hpa_str initializer for a string literal, for any initializer in C and C++, static ones
+ * included: `static const hpa_resource_request r = { HPA_STR_INIT("cpu"), 500 };`.
+ */
+#define HPA_STR_INIT(literal) { (literal), sizeof(literal) - 1 }
 
 /**
  * Workspace bytes that always suffice for an evaluation with `elements` converted elements,
@@ -108,6 +132,42 @@
  * Bytes that always hold a quantity's canonical text and its NUL.
  */
 #define HPA_QUANTITY_TEXT_CAPACITY 32
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `configurable_tolerance` of 0 turns the gate off.
+ */
+#define HPA_SETTING_CONFIGURABLE_TOLERANCE 32
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `cpu_initialization_period_ms` of 0 means none.
+ */
+#define HPA_SETTING_CPU_INITIALIZATION_PERIOD 4
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `downscale_stabilization_window_ms` of 0 means no
+ * window.
+ */
+#define HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW 2
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: an `initial_readiness_delay_ms` of 0 means none.
+ */
+#define HPA_SETTING_INITIAL_READINESS_DELAY 8
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `legacy_scale_up_minimum` of 0 means no floor.
+ */
+#define HPA_SETTING_LEGACY_SCALE_UP_MINIMUM 64
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `scale_to_zero` of 0 turns the gate off.
+ */
+#define HPA_SETTING_SCALE_TO_ZERO 16
+
+/**
+ * Bit of `hpa_settings.explicit_zeros`: a `tolerance` of 0 means no tolerance.
+ */
+#define HPA_SETTING_TOLERANCE 1
 
 /**
  * Bytes that always hold a snapshot `hpa_autoscaler_save` writes: every field at its
@@ -428,6 +488,10 @@ enum hpa_arithmetic
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+  /**
+   * Unset: the default, `KUBERNETES`.
+   */
+  HPA_ARITHMETIC_UNSET = 0,
   /**
    * Reproduce Kubernetes' IEEE binary64 results bit for bit (the default).
    */
@@ -991,7 +1055,8 @@ typedef union hpa_autoscaler {
  *
  * `ptr` may be NULL when `len` is 0 (the empty string). The bytes must stay valid and
  * unchanged for the duration of the call they are passed to. `HPA_STR("literal")` builds one
- * from a string literal; `{ s, strlen(s) }` from a NUL-terminated string.
+ * from a string literal (`HPA_STR_INIT` in a static initializer); `{ s, strlen(s) }` from a
+ * NUL-terminated string.
  */
 typedef struct hpa_str {
   /**
@@ -1186,8 +1251,12 @@ typedef struct hpa_behavior {
 } hpa_behavior;
 
 /**
- * The controller's settings (kube-controller-manager flags). `hpa_settings_default` fills
- * Kubernetes' defaults; a NULL `hpa_config.settings` means those defaults.
+ * The controller's settings (kube-controller-manager flags).
+ *
+ * A zeroed struct is the controller's defaults, as are a NULL `hpa_config.settings` and what
+ * `hpa_settings_default` writes: a field left 0 gets its default (in parentheses below). A
+ * field whose 0 is a value (no tolerance, no window, a gate off) takes it when its
+ * `HPA_SETTING_*` bit is set in `explicit_zeros`.
  */
 typedef struct hpa_settings {
   /**
@@ -1195,23 +1264,24 @@ typedef struct hpa_settings {
    */
   struct hpa_decimal tolerance;
   /**
-   * `--horizontal-pod-autoscaler-downscale-stabilization` (300000 ms).
+   * `--horizontal-pod-autoscaler-downscale-stabilization` (300000 ms), non-negative.
    */
   int64_t downscale_stabilization_window_ms;
   /**
-   * `--horizontal-pod-autoscaler-cpu-initialization-period` (300000 ms).
+   * `--horizontal-pod-autoscaler-cpu-initialization-period` (300000 ms), non-negative.
    */
   int64_t cpu_initialization_period_ms;
   /**
-   * `--horizontal-pod-autoscaler-initial-readiness-delay` (30000 ms).
+   * `--horizontal-pod-autoscaler-initial-readiness-delay` (30000 ms), non-negative.
    */
   int64_t initial_readiness_delay_ms;
   /**
-   * The HPAScaleToZero feature gate (1).
+   * The HPAScaleToZero feature gate (on): 1 on, 0 off with `HPA_SETTING_SCALE_TO_ZERO`.
    */
   uint32_t scale_to_zero;
   /**
-   * The HPAConfigurableTolerance feature gate (1): honour `hpa_scaling_rules.tolerance`.
+   * The HPAConfigurableTolerance feature gate (on): honour `hpa_scaling_rules.tolerance`. 1
+   * on, 0 off with `HPA_SETTING_CONFIGURABLE_TOLERANCE`.
    */
   uint32_t configurable_tolerance;
   /**
@@ -1223,9 +1293,13 @@ typedef struct hpa_settings {
    */
   int32_t legacy_scale_up_factor;
   /**
-   * The legacy scale-up floor (4), at least 0.
+   * The legacy scale-up floor (4), non-negative.
    */
   int32_t legacy_scale_up_minimum;
+  /**
+   * `HPA_SETTING_*` bits: the fields whose 0 is meant as a value, not as "the default".
+   */
+  uint32_t explicit_zeros;
 } hpa_settings;
 
 /**
@@ -2011,15 +2085,16 @@ hpa_status hpa_autoscaler_scaling_status(const union hpa_autoscaler *autoscaler,
 size_t hpa_autoscaler_size(void);
 
 /**
- * Kubernetes' name of a condition status (`"True"`, `"False"`, `"Unknown"`); NULL for a
- * number that is no `hpa_condition_status`. The string is static.
+ * Kubernetes' name of a condition status (`"True"`, `"False"`, `"Unknown"`);
+ * `"unknown condition status"` for a number that is no `hpa_condition_status`. The string is
+ * static and never NULL.
  */
 const char *hpa_condition_status_str(uint32_t condition_status);
 
 /**
  * Kubernetes' name of a condition type (`"AbleToScale"`, `"ScalingActive"`,
- * `"ScalingLimited"`, `"ScaledToZero"`); NULL for a number that is no `hpa_condition_type`.
- * The string is static.
+ * `"ScalingLimited"`, `"ScaledToZero"`); `"unknown condition type"` for a number that is no
+ * `hpa_condition_type`. The string is static and never NULL.
  */
 const char *hpa_condition_type_str(uint32_t condition_type);
 
@@ -2060,7 +2135,8 @@ hpa_status hpa_config_validate(const struct hpa_config *config,
 /**
  * The name `hpa replay` prints for a limiting rule (`"nothing"`, `"tolerance"`,
  * `"stabilization"`, `"ratePolicy"`, `"minReplicas"`, `"maxReplicas"`, `"invalidMetrics"`,
- * `"scalingDisabled"`); NULL for a number that is no `hpa_limited_by`. The string is static.
+ * `"scalingDisabled"`); `"unknown limiting rule"` for a number that is no `hpa_limited_by`.
+ * The string is static and never NULL.
  */
 const char *hpa_limited_by_str(uint32_t limited_by);
 
@@ -2147,13 +2223,14 @@ hpa_status hpa_quantity_write(int64_t milli,
 
 /**
  * The name `hpa replay` prints for a reading (`"plain"`, `"negative"`,
- * `"treatedAsOverflow"`); NULL for a number that is no `hpa_reading`. The string is static.
+ * `"treatedAsOverflow"`); `"unknown reading"` for a number that is no `hpa_reading`. The
+ * string is static and never NULL.
  */
 const char *hpa_reading_str(uint32_t reading);
 
 /**
- * Kubernetes' name of a condition reason (e.g. `"SucceededRescale"`); NULL for a number that
- * is no `hpa_reason`. The string is static.
+ * Kubernetes' name of a condition reason (e.g. `"SucceededRescale"`); `"unknown reason"` for
+ * a number that is no `hpa_reason`. The string is static and never NULL.
  */
 const char *hpa_reason_str(uint32_t reason);
 
@@ -2188,6 +2265,13 @@ hpa_status hpa_snapshot_check(const uint8_t *snapshot,
                               size_t length,
                               int64_t now_ms,
                               struct hpa_field_error *error_out);
+
+/**
+ * The name of a status number's enumerator, e.g. `"HPA_STATUS_NULL_POINTER"` for 1000;
+ * `"unknown hpa_status"` for a number that is no status. The pointer is never NULL and stays
+ * valid for the life of the program.
+ */
+const char *hpa_status_name(uint32_t status);
 
 /**
  * A static, NUL-terminated message for a status number, e.g. `"a required pointer is NULL"`

@@ -78,8 +78,8 @@ static hpa_field_error g_error;
 /* Per evaluation: pods + 1 sample per pod + 1 shared container with its request. */
 static unsigned char g_workspace[HPA_WORKSPACE_BYTES(2 * MAX_WORKERS + 2)];
 
-static const hpa_resource_request k_requests[] = {{HPA_STR("cpu"), 500}};
-static const hpa_container k_container = {HPA_STR("gateway-worker"), HPA_CONTAINER_KIND_REGULAR,
+static const hpa_resource_request k_requests[] = {{HPA_STR_INIT("cpu"), 500}};
+static const hpa_container k_container = {HPA_STR_INIT("gateway-worker"), HPA_CONTAINER_KIND_REGULAR,
                                           k_requests, 1};
 
 static int fail(const char *what, hpa_status status) {
@@ -105,11 +105,11 @@ int main(void) {
   /* The HPA: minReplicas 2, maxReplicas 16. */
   memset(metrics, 0, sizeof metrics);
   metrics[0].type = HPA_METRIC_SOURCE_TYPE_RESOURCE;
-  metrics[0].name = (hpa_str)HPA_STR("cpu");
+  metrics[0].name = HPA_STR("cpu");
   metrics[0].target.type = HPA_METRIC_TARGET_TYPE_UTILIZATION;
   metrics[0].target.average_utilization = 70;
   metrics[1].type = HPA_METRIC_SOURCE_TYPE_EXTERNAL;
-  metrics[1].name = (hpa_str)HPA_STR("queue_length");
+  metrics[1].name = HPA_STR("queue_length");
   metrics[1].target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
   metrics[1].target.average_value_milli = 30 * 1000;
   memset(&up, 0, sizeof up);

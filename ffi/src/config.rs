@@ -150,29 +150,53 @@ pub struct hpa_behavior {
     pub scale_down: *const hpa_scaling_rules,
 }
 
-/// The controller's settings (kube-controller-manager flags). `hpa_settings_default` fills
-/// Kubernetes' defaults; a NULL `hpa_config.settings` means those defaults.
+/// Bit of `hpa_settings.explicit_zeros`: a `tolerance` of 0 means no tolerance.
+pub const HPA_SETTING_TOLERANCE: u32 = 1;
+/// Bit of `hpa_settings.explicit_zeros`: a `downscale_stabilization_window_ms` of 0 means no
+/// window.
+pub const HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW: u32 = 2;
+/// Bit of `hpa_settings.explicit_zeros`: a `cpu_initialization_period_ms` of 0 means none.
+pub const HPA_SETTING_CPU_INITIALIZATION_PERIOD: u32 = 4;
+/// Bit of `hpa_settings.explicit_zeros`: an `initial_readiness_delay_ms` of 0 means none.
+pub const HPA_SETTING_INITIAL_READINESS_DELAY: u32 = 8;
+/// Bit of `hpa_settings.explicit_zeros`: a `scale_to_zero` of 0 turns the gate off.
+pub const HPA_SETTING_SCALE_TO_ZERO: u32 = 16;
+/// Bit of `hpa_settings.explicit_zeros`: a `configurable_tolerance` of 0 turns the gate off.
+pub const HPA_SETTING_CONFIGURABLE_TOLERANCE: u32 = 32;
+/// Bit of `hpa_settings.explicit_zeros`: a `legacy_scale_up_minimum` of 0 means no floor.
+pub const HPA_SETTING_LEGACY_SCALE_UP_MINIMUM: u32 = 64;
+const SETTING_BITS: u32 = 127;
+
+/// The controller's settings (kube-controller-manager flags).
+///
+/// A zeroed struct is the controller's defaults, as are a NULL `hpa_config.settings` and what
+/// `hpa_settings_default` writes: a field left 0 gets its default (in parentheses below). A
+/// field whose 0 is a value (no tolerance, no window, a gate off) takes it when its
+/// `HPA_SETTING_*` bit is set in `explicit_zeros`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hpa_settings {
     /// `--horizontal-pod-autoscaler-tolerance` (0.1), non-negative.
     pub tolerance: hpa_decimal,
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` (300000 ms).
+    /// `--horizontal-pod-autoscaler-downscale-stabilization` (300000 ms), non-negative.
     pub downscale_stabilization_window_ms: i64,
-    /// `--horizontal-pod-autoscaler-cpu-initialization-period` (300000 ms).
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period` (300000 ms), non-negative.
     pub cpu_initialization_period_ms: i64,
-    /// `--horizontal-pod-autoscaler-initial-readiness-delay` (30000 ms).
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay` (30000 ms), non-negative.
     pub initial_readiness_delay_ms: i64,
-    /// The HPAScaleToZero feature gate (1).
+    /// The HPAScaleToZero feature gate (on): 1 on, 0 off with `HPA_SETTING_SCALE_TO_ZERO`.
     pub scale_to_zero: u32,
-    /// The HPAConfigurableTolerance feature gate (1): honour `hpa_scaling_rules.tolerance`.
+    /// The HPAConfigurableTolerance feature gate (on): honour `hpa_scaling_rules.tolerance`. 1
+    /// on, 0 off with `HPA_SETTING_CONFIGURABLE_TOLERANCE`.
     pub configurable_tolerance: u32,
     /// An `hpa_arithmetic` (`HPA_ARITHMETIC_KUBERNETES`).
     pub arithmetic: u32,
     /// The legacy (no behavior) scale-up factor (2), at least 1.
     pub legacy_scale_up_factor: i32,
-    /// The legacy scale-up floor (4), at least 0.
+    /// The legacy scale-up floor (4), non-negative.
     pub legacy_scale_up_minimum: i32,
+    /// `HPA_SETTING_*` bits: the fields whose 0 is meant as a value, not as "the default".
+    pub explicit_zeros: u32,
 }
 
 /// One HorizontalPodAutoscaler: its `spec` and the controller settings.
@@ -620,52 +644,101 @@ fn setting_fault(rule: &'static str, field: &'static str) -> Fault {
 
 /// Converts controller settings.
 pub(crate) fn settings(s: &hpa_settings) -> Result<Settings, Fault> {
-    let tolerance = u64::try_from(s.tolerance.mantissa)
-        .ok()
-        .ok_or_else(|| setting_fault("must not be negative", "tolerance"))
-        .and_then(|m| {
-            Tolerance::from_decimal(m, s.tolerance.exponent)
-                .ok_or_else(|| setting_fault("is beyond float64's range", "tolerance"))
-        })?;
-    let duration = |ms: i64, field: &'static str| {
-        if ms < 0 {
+    if s.explicit_zeros & !SETTING_BITS != 0 {
+        return Err(Fault::new(
+            hpa_status::InvalidFlag,
+            Detail::Setting("has an unknown HPA_SETTING_ bit"),
+        )
+        .at("explicit_zeros"));
+    }
+    let default = Settings::DEFAULT;
+    let defaulted = |zero: bool, bit: u32| zero && s.explicit_zeros & bit == 0;
+    let tolerance = if defaulted(s.tolerance.mantissa == 0, HPA_SETTING_TOLERANCE) {
+        default.tolerance
+    } else {
+        u64::try_from(s.tolerance.mantissa)
+            .ok()
+            .ok_or_else(|| setting_fault("must not be negative", "tolerance"))
+            .and_then(|m| {
+                Tolerance::from_decimal(m, s.tolerance.exponent)
+                    .ok_or_else(|| setting_fault("is beyond float64's range", "tolerance"))
+            })?
+    };
+    let duration = |ms: i64, bit: u32, default: Duration, field: &'static str| {
+        if defaulted(ms == 0, bit) {
+            Ok(default)
+        } else if ms < 0 {
             Err(setting_fault("must not be negative", field))
         } else {
             Ok(Duration::from_millis(ms))
         }
     };
-    if s.legacy_scale_up_factor < 1 {
-        return Err(setting_fault(
-            "must be at least 1",
-            "legacy_scale_up_factor",
-        ));
-    }
-    if s.legacy_scale_up_minimum < 0 {
-        return Err(setting_fault(
-            "must not be negative",
-            "legacy_scale_up_minimum",
-        ));
-    }
+    let gate = |v: u32, bit: u32, default: bool, field: &'static str| {
+        if defaulted(v == 0, bit) {
+            Ok(default)
+        } else {
+            raw::flag(v).map_err(|f| f.at(field))
+        }
+    };
+    let legacy_scale_up_factor = match s.legacy_scale_up_factor {
+        0 => default.legacy_scale_up_factor,
+        f if f < 1 => {
+            return Err(setting_fault(
+                "must be at least 1",
+                "legacy_scale_up_factor",
+            ))
+        }
+        f => f,
+    };
+    let legacy_scale_up_minimum = match s.legacy_scale_up_minimum {
+        m if defaulted(m == 0, HPA_SETTING_LEGACY_SCALE_UP_MINIMUM) => {
+            default.legacy_scale_up_minimum
+        }
+        m if m < 0 => {
+            return Err(setting_fault(
+                "must not be negative",
+                "legacy_scale_up_minimum",
+            ))
+        }
+        m => m,
+    };
     Ok(Settings {
         tolerance,
         downscale_stabilization_window: duration(
             s.downscale_stabilization_window_ms,
+            HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW,
+            default.downscale_stabilization_window,
             "downscale_stabilization_window_ms",
         )?,
         cpu_initialization_period: duration(
             s.cpu_initialization_period_ms,
+            HPA_SETTING_CPU_INITIALIZATION_PERIOD,
+            default.cpu_initialization_period,
             "cpu_initialization_period_ms",
         )?,
         initial_readiness_delay: duration(
             s.initial_readiness_delay_ms,
+            HPA_SETTING_INITIAL_READINESS_DELAY,
+            default.initial_readiness_delay,
             "initial_readiness_delay_ms",
         )?,
-        scale_to_zero: raw::flag(s.scale_to_zero).map_err(|f| f.at("scale_to_zero"))?,
-        configurable_tolerance: raw::flag(s.configurable_tolerance)
-            .map_err(|f| f.at("configurable_tolerance"))?,
-        arithmetic: raw::known(s.arithmetic, enums::arithmetic).map_err(|f| f.at("arithmetic"))?,
-        legacy_scale_up_factor: s.legacy_scale_up_factor,
-        legacy_scale_up_minimum: s.legacy_scale_up_minimum,
+        scale_to_zero: gate(
+            s.scale_to_zero,
+            HPA_SETTING_SCALE_TO_ZERO,
+            default.scale_to_zero,
+            "scale_to_zero",
+        )?,
+        configurable_tolerance: gate(
+            s.configurable_tolerance,
+            HPA_SETTING_CONFIGURABLE_TOLERANCE,
+            default.configurable_tolerance,
+            "configurable_tolerance",
+        )?,
+        arithmetic: raw::known(s.arithmetic, enums::arithmetic)
+            .map_err(|f| f.at("arithmetic"))?
+            .unwrap_or(default.arithmetic),
+        legacy_scale_up_factor,
+        legacy_scale_up_minimum,
     })
 }
 
@@ -685,7 +758,40 @@ pub(crate) fn settings_value(s: &Settings) -> hpa_settings {
         arithmetic: enums::arithmetic_value(s.arithmetic) as u32,
         legacy_scale_up_factor: s.legacy_scale_up_factor,
         legacy_scale_up_minimum: s.legacy_scale_up_minimum,
+        explicit_zeros: explicit_zeros(s),
     }
+}
+
+/// The `HPA_SETTING_*` bits of the fields of `s` that are 0, so that its C form means `s`.
+fn explicit_zeros(s: &Settings) -> u32 {
+    let zeros = [
+        (s.tolerance.decimal().0 == 0, HPA_SETTING_TOLERANCE),
+        (
+            s.downscale_stabilization_window.as_millis() == 0,
+            HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW,
+        ),
+        (
+            s.cpu_initialization_period.as_millis() == 0,
+            HPA_SETTING_CPU_INITIALIZATION_PERIOD,
+        ),
+        (
+            s.initial_readiness_delay.as_millis() == 0,
+            HPA_SETTING_INITIAL_READINESS_DELAY,
+        ),
+        (!s.scale_to_zero, HPA_SETTING_SCALE_TO_ZERO),
+        (
+            !s.configurable_tolerance,
+            HPA_SETTING_CONFIGURABLE_TOLERANCE,
+        ),
+        (
+            s.legacy_scale_up_minimum == 0,
+            HPA_SETTING_LEGACY_SCALE_UP_MINIMUM,
+        ),
+    ];
+    zeros
+        .iter()
+        .filter(|(zero, _)| *zero)
+        .fold(0, |bits, (_, bit)| bits | bit)
 }
 
 #[cfg(test)]

@@ -80,6 +80,8 @@ pub enum hpa_policy_type {
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum hpa_arithmetic {
+    /// Unset: the default, `KUBERNETES`.
+    Unset = 0,
     /// Reproduce Kubernetes' IEEE binary64 results bit for bit (the default).
     Kubernetes = 1,
     /// Evaluate the same expressions in exact rationals.
@@ -454,7 +456,7 @@ c_enum_conversions! {
 }
 
 c_enum_conversions! {
-    hpa_arithmetic as Arithmetic {
+    hpa_arithmetic as Arithmetic, unset Unset {
         Kubernetes => Kubernetes,
         Exact => Exact,
     }
@@ -597,46 +599,48 @@ c_enum_conversions! {
     to_c: field_error_type_value,
 }
 
-fn ptr_or_null(name: Option<&'static CStr>) -> *const c_char {
-    match name {
-        Some(n) => n.as_ptr(),
-        None => core::ptr::null(),
-    }
-}
-
 /// Kubernetes' name of a condition type (`"AbleToScale"`, `"ScalingActive"`,
-/// `"ScalingLimited"`, `"ScaledToZero"`); NULL for a number that is no `hpa_condition_type`.
-/// The string is static.
+/// `"ScalingLimited"`, `"ScaledToZero"`); `"unknown condition type"` for a number that is no
+/// `hpa_condition_type`. The string is static and never NULL.
 #[no_mangle]
 pub extern "C" fn hpa_condition_type_str(condition_type: u32) -> *const c_char {
-    ptr_or_null(condition_type_name(condition_type))
+    condition_type_name(condition_type)
+        .unwrap_or(c"unknown condition type")
+        .as_ptr()
 }
 
-/// Kubernetes' name of a condition status (`"True"`, `"False"`, `"Unknown"`); NULL for a
-/// number that is no `hpa_condition_status`. The string is static.
+/// Kubernetes' name of a condition status (`"True"`, `"False"`, `"Unknown"`);
+/// `"unknown condition status"` for a number that is no `hpa_condition_status`. The string is
+/// static and never NULL.
 #[no_mangle]
 pub extern "C" fn hpa_condition_status_str(condition_status: u32) -> *const c_char {
-    ptr_or_null(condition_status_name(condition_status))
+    condition_status_name(condition_status)
+        .unwrap_or(c"unknown condition status")
+        .as_ptr()
 }
 
-/// Kubernetes' name of a condition reason (e.g. `"SucceededRescale"`); NULL for a number that
-/// is no `hpa_reason`. The string is static.
+/// Kubernetes' name of a condition reason (e.g. `"SucceededRescale"`); `"unknown reason"` for
+/// a number that is no `hpa_reason`. The string is static and never NULL.
 #[no_mangle]
 pub extern "C" fn hpa_reason_str(reason: u32) -> *const c_char {
-    ptr_or_null(reason_name(reason))
+    reason_name(reason).unwrap_or(c"unknown reason").as_ptr()
 }
 
 /// The name `hpa replay` prints for a limiting rule (`"nothing"`, `"tolerance"`,
 /// `"stabilization"`, `"ratePolicy"`, `"minReplicas"`, `"maxReplicas"`, `"invalidMetrics"`,
-/// `"scalingDisabled"`); NULL for a number that is no `hpa_limited_by`. The string is static.
+/// `"scalingDisabled"`); `"unknown limiting rule"` for a number that is no `hpa_limited_by`.
+/// The string is static and never NULL.
 #[no_mangle]
 pub extern "C" fn hpa_limited_by_str(limited_by: u32) -> *const c_char {
-    ptr_or_null(limited_by_name(limited_by))
+    limited_by_name(limited_by)
+        .unwrap_or(c"unknown limiting rule")
+        .as_ptr()
 }
 
 /// The name `hpa replay` prints for a reading (`"plain"`, `"negative"`,
-/// `"treatedAsOverflow"`); NULL for a number that is no `hpa_reading`. The string is static.
+/// `"treatedAsOverflow"`); `"unknown reading"` for a number that is no `hpa_reading`. The
+/// string is static and never NULL.
 #[no_mangle]
 pub extern "C" fn hpa_reading_str(reading: u32) -> *const c_char {
-    ptr_or_null(reading_name(reading))
+    reading_name(reading).unwrap_or(c"unknown reading").as_ptr()
 }

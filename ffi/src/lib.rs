@@ -82,7 +82,10 @@ pub use autoscaler::{
 };
 pub use config::{
     hpa_behavior, hpa_config, hpa_decimal, hpa_metric, hpa_metric_target, hpa_object_ref,
-    hpa_scaling_policy, hpa_scaling_rules, hpa_settings,
+    hpa_scaling_policy, hpa_scaling_rules, hpa_settings, HPA_SETTING_CONFIGURABLE_TOLERANCE,
+    HPA_SETTING_CPU_INITIALIZATION_PERIOD, HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW,
+    HPA_SETTING_INITIAL_READINESS_DELAY, HPA_SETTING_LEGACY_SCALE_UP_MINIMUM,
+    HPA_SETTING_SCALE_TO_ZERO, HPA_SETTING_TOLERANCE,
 };
 pub use decision::{hpa_condition, hpa_decision, hpa_metric_result, hpa_scaling_status};
 pub use enums::{
@@ -102,7 +105,7 @@ pub use quantity::{hpa_milli_from_double, hpa_quantity_parse, hpa_quantity_write
 pub use raw::hpa_str;
 pub use resolve::{hpa_config_resolve, hpa_resolved_config, hpa_resolved_rules};
 pub use snapshot::hpa_snapshot_check;
-pub use status::{hpa_status, hpa_status_str};
+pub use status::{hpa_status, hpa_status_name, hpa_status_str};
 
 /// The library's major version (`Cargo.toml`).
 pub const HPA_VERSION_MAJOR: u32 = 0;

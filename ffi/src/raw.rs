@@ -15,7 +15,8 @@ use crate::status::hpa_status;
 ///
 /// `ptr` may be NULL when `len` is 0 (the empty string). The bytes must stay valid and
 /// unchanged for the duration of the call they are passed to. `HPA_STR("literal")` builds one
-/// from a string literal; `{ s, strlen(s) }` from a NUL-terminated string.
+/// from a string literal (`HPA_STR_INIT` in a static initializer); `{ s, strlen(s) }` from a
+/// NUL-terminated string.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hpa_str {

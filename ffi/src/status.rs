@@ -116,6 +116,35 @@ impl hpa_status {
         }
     }
 
+    /// The enumerator's name in `hpa.h`, which `hpa_status_name` returns.
+    pub const fn name(self) -> &'static CStr {
+        match self {
+            hpa_status::Ok => c"HPA_STATUS_OK",
+            hpa_status::NullPointer => c"HPA_STATUS_NULL_POINTER",
+            hpa_status::Misaligned => c"HPA_STATUS_MISALIGNED",
+            hpa_status::Uninitialized => c"HPA_STATUS_UNINITIALIZED",
+            hpa_status::BufferTooSmall => c"HPA_STATUS_BUFFER_TOO_SMALL",
+            hpa_status::Overlap => c"HPA_STATUS_OVERLAP",
+            hpa_status::LengthMismatch => c"HPA_STATUS_LENGTH_MISMATCH",
+            hpa_status::InvalidEnum => c"HPA_STATUS_INVALID_ENUM",
+            hpa_status::InvalidFlag => c"HPA_STATUS_INVALID_FLAG",
+            hpa_status::InvalidUtf8 => c"HPA_STATUS_INVALID_UTF8",
+            hpa_status::OutOfRange => c"HPA_STATUS_OUT_OF_RANGE",
+            hpa_status::TooLarge => c"HPA_STATUS_TOO_LARGE",
+            hpa_status::InvalidSpec => c"HPA_STATUS_INVALID_SPEC",
+            hpa_status::InvalidSettings => c"HPA_STATUS_INVALID_SETTINGS",
+            hpa_status::TimeWentBackwards => c"HPA_STATUS_TIME_WENT_BACKWARDS",
+            hpa_status::WrongValuesKind => c"HPA_STATUS_WRONG_VALUES_KIND",
+            hpa_status::NoPendingRescale => c"HPA_STATUS_NO_PENDING_RESCALE",
+            hpa_status::CorruptState => c"HPA_STATUS_CORRUPT_STATE",
+            hpa_status::InvalidSnapshot => c"HPA_STATUS_INVALID_SNAPSHOT",
+            hpa_status::SnapshotVersion => c"HPA_STATUS_SNAPSHOT_VERSION",
+            hpa_status::QuantityFormat => c"HPA_STATUS_QUANTITY_FORMAT",
+            hpa_status::QuantitySuffix => c"HPA_STATUS_QUANTITY_SUFFIX",
+            hpa_status::QuantityExponent => c"HPA_STATUS_QUANTITY_EXPONENT",
+        }
+    }
+
     /// The status with this number, if any (the numbers are written once, in the enum).
     pub fn from_u32(value: u32) -> Option<hpa_status> {
         crate::enums::status(value)
@@ -161,6 +190,17 @@ pub extern "C" fn hpa_status_str(status: u32) -> *const c_char {
     }
 }
 
+/// The name of a status number's enumerator, e.g. `"HPA_STATUS_NULL_POINTER"` for 1000;
+/// `"unknown hpa_status"` for a number that is no status. The pointer is never NULL and stays
+/// valid for the life of the program.
+#[no_mangle]
+pub extern "C" fn hpa_status_name(status: u32) -> *const c_char {
+    match hpa_status::from_u32(status) {
+        Some(s) => s.name().as_ptr(),
+        None => c"unknown hpa_status".as_ptr(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +211,7 @@ mod tests {
             assert_eq!(hpa_status::from_u32(*s as u32), Some(*s));
             for t in ALL_STATUSES.iter().take(i) {
                 assert_ne!(s.message(), t.message());
+                assert_ne!(s.name(), t.name());
                 assert!((*t as u32) < (*s as u32), "in numeric order");
             }
         }

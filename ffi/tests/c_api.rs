@@ -260,7 +260,8 @@ fn c_and_rust_layouts_agree() {
         configurable_tolerance,
         arithmetic,
         legacy_scale_up_factor,
-        legacy_scale_up_minimum
+        legacy_scale_up_minimum,
+        explicit_zeros
     );
     both!(
         hpa_config,

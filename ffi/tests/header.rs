@@ -1,6 +1,7 @@
 //! The committed header `include/hpa.h`: it is what the pinned cbindgen generates from
 //! `ffi/`, its version macros match Cargo.toml, every item is documented, and it compiles
-//! cleanly as C99, C11 and C++11 with `-Wall -Wextra -Werror -pedantic`.
+//! cleanly as C99, C11 and C++11 with `-Wall -Wextra -Werror -pedantic`, with its string
+//! macros and `HPA_MUST_USE` (and its opt-out) behaving as documented.
 
 mod support;
 
@@ -137,7 +138,15 @@ fn version_macros_match_cargo_toml() {
     assert_eq!(run.stdout, format!("{number} {v} {number} {v}\n"));
 }
 
-fn syntax_check(compiler: &str, std: &str, lang: &str, source: &str) {
+/// Compiles `source` (`-c`, so that GCC's middle-end warnings such as warn_unused_result run)
+/// with `-Wall -Wextra -Werror -pedantic` and `extra` flags; the compiler's errors on failure.
+fn compile(
+    compiler: &str,
+    std: &str,
+    lang: &str,
+    extra: &[&str],
+    source: &str,
+) -> Result<(), String> {
     let out = Command::new(compiler)
         .args([
             std,
@@ -145,10 +154,12 @@ fn syntax_check(compiler: &str, std: &str, lang: &str, source: &str) {
             "-Wextra",
             "-Werror",
             "-pedantic",
-            "-fsyntax-only",
-            "-x",
-            lang,
+            "-c",
+            "-o",
+            "/dev/null",
         ])
+        .args(extra)
+        .args(["-x", lang])
         .arg("-I")
         .arg(support::root().join("include"))
         .arg("-")
@@ -162,26 +173,86 @@ fn syntax_check(compiler: &str, std: &str, lang: &str, source: &str) {
             child.wait_with_output()
         })
         .unwrap_or_else(|e| panic!("run {compiler}: {e}"));
-    assert!(
-        out.status.success(),
-        "hpa.h does not compile as {std} ({compiler}):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn syntax_check(compiler: &str, std: &str, lang: &str, source: &str) {
+    if let Err(e) = compile(compiler, std, lang, &[], source) {
+        panic!("hpa.h does not compile as {std} ({compiler}):\n{e}");
+    }
 }
 
 #[test]
 fn header_compiles_as_c99_c11_and_cpp11_without_warnings() {
-    // The header alone, twice (include guard), and its macros in use.
+    // The header alone, twice (include guard), and its macros in use: HPA_STR as an
+    // expression and HPA_STR_INIT in static initializers, unchanged in C and C++.
     let c = "#include \"hpa.h\"\n#include \"hpa.h\"\n\
-             static const hpa_str name = HPA_STR(\"cpu\");\n\
+             static const hpa_str name = HPA_STR_INIT(\"cpu\");\n\
+             static const hpa_resource_request request = {HPA_STR_INIT(\"memory\"), 1};\n\
              static unsigned char workspace[HPA_WORKSPACE_BYTES(4)];\n\
              static unsigned char snapshot[HPA_SNAPSHOT_MAX_BYTES];\n\
-             int main(void) { return (int)(name.len + sizeof workspace + sizeof snapshot + sizeof(hpa_decision)) == 0; }\n";
-    syntax_check("cc", "-std=c99", "c", c);
-    syntax_check("cc", "-std=c11", "c", c);
-    syntax_check("cc", "-std=c17", "c", c);
-    syntax_check("c++", "-std=c++11", "c++", c);
-    syntax_check("c++", "-std=c++17", "c++", c);
+             static size_t length(hpa_str s) { return s.len; }\n\
+             int main(void) {\n\
+               hpa_metric metric;\n\
+               hpa_str local = HPA_STR(\"app\");\n\
+               hpa_resource_request r = {HPA_STR(\"cpu\"), 500};\n\
+               metric.name = HPA_STR(\"queue_length\");\n\
+               return (int)(name.len + request.resource.len + local.len + r.resource.len\n\
+                 + metric.name.len + length(HPA_STR(\"x\")) + sizeof workspace + sizeof snapshot\n\
+                 + sizeof(hpa_decision)) == 0;\n\
+             }\n";
+    for std in ["-std=c99", "-std=c11", "-std=c17"] {
+        syntax_check("cc", std, "c", c);
+    }
+    for std in ["-std=c++11", "-std=c++17"] {
+        syntax_check("c++", std, "c++", c);
+    }
+}
+
+#[test]
+fn must_use_warns_and_can_be_silenced() {
+    let call = |statement: &str| {
+        format!(
+            "#include \"hpa.h\"\nstatic hpa_autoscaler a;\n\
+             int main(void) {{ {statement} return 0; }}\n"
+        )
+    };
+    let ignored = call("hpa_autoscaler_rescale_succeeded(&a);");
+    let cast = call("(void)hpa_autoscaler_rescale_succeeded(&a);");
+    // An ignored status is an error under -Werror, in C and C++.
+    assert!(compile("cc", "-std=c99", "c", &[], &ignored).is_err());
+    assert!(compile("c++", "-std=c++11", "c++", &[], &ignored).is_err());
+    assert!(compile("c++", "-std=c++17", "c++", &[], &ignored).is_err());
+    // C++17's [[nodiscard]] yields to a (void) cast; before it, HPA_NO_MUST_USE drops the
+    // attribute (GCC's warn_unused_result ignores the cast).
+    compile("c++", "-std=c++17", "c++", &[], &cast).unwrap();
+    compile("cc", "-std=c99", "c", &["-DHPA_NO_MUST_USE"], &cast).unwrap();
+    compile("cc", "-std=c99", "c", &["-DHPA_NO_MUST_USE"], &ignored).unwrap();
+    compile("c++", "-std=c++11", "c++", &["-DHPA_NO_MUST_USE"], &cast).unwrap();
+}
+
+#[test]
+fn status_names_are_the_header_enumerators() {
+    let h = header();
+    let mut seen = 0;
+    for line in h.lines() {
+        let Some((name, value)) = line.trim().split_once(" = ") else {
+            continue;
+        };
+        if !name.starts_with("HPA_STATUS_") {
+            continue;
+        }
+        let value: u32 = value.trim_end_matches(',').parse().unwrap();
+        // SAFETY: the function returns a static NUL-terminated string.
+        let got = unsafe { std::ffi::CStr::from_ptr(hpa_ffi::hpa_status_name(value)) };
+        assert_eq!(got.to_str().unwrap(), name);
+        seen += 1;
+    }
+    assert_eq!(seen, 23, "the header's hpa_status enumerators");
 }
 
 /// Whether the line before `index` (skipping nothing) closes a doc comment.

@@ -281,7 +281,7 @@ impl Gen {
              .downscale_stabilization_window_ms = {}, .cpu_initialization_period_ms = {}, \
              .initial_readiness_delay_ms = {}, .scale_to_zero = {}, .configurable_tolerance = {}, \
              .arithmetic = {arithmetic}, .legacy_scale_up_factor = {}, \
-             .legacy_scale_up_minimum = {} }};",
+             .legacy_scale_up_minimum = {}, .explicit_zeros = {} }};",
             i64_lit(i64::try_from(mantissa).expect("tolerance fits int64_t")),
             i64_lit(s.downscale_stabilization_window.as_millis()),
             i64_lit(s.cpu_initialization_period.as_millis()),
@@ -290,6 +290,7 @@ impl Gen {
             flag(s.configurable_tolerance),
             s.legacy_scale_up_factor,
             s.legacy_scale_up_minimum,
+            explicit_zeros(s),
         )
         .unwrap();
         format!("&{name}")
@@ -953,4 +954,38 @@ fn sampled_upstream_traces_under_asan_ubsan_and_valgrind_equal_hpa_replay() {
         "upstream traces under the sanitizers and valgrind: {} traces, {runs} instrumented runs",
         sample.len()
     );
+}
+
+/// The `HPA_SETTING_*` bits that keep the zeros of `s` from meaning "the default".
+fn explicit_zeros(s: &Settings) -> String {
+    let zeros = [
+        (s.tolerance.decimal().0 == 0, "HPA_SETTING_TOLERANCE"),
+        (
+            s.downscale_stabilization_window.as_millis() == 0,
+            "HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW",
+        ),
+        (
+            s.cpu_initialization_period.as_millis() == 0,
+            "HPA_SETTING_CPU_INITIALIZATION_PERIOD",
+        ),
+        (
+            s.initial_readiness_delay.as_millis() == 0,
+            "HPA_SETTING_INITIAL_READINESS_DELAY",
+        ),
+        (!s.scale_to_zero, "HPA_SETTING_SCALE_TO_ZERO"),
+        (
+            !s.configurable_tolerance,
+            "HPA_SETTING_CONFIGURABLE_TOLERANCE",
+        ),
+        (
+            s.legacy_scale_up_minimum == 0,
+            "HPA_SETTING_LEGACY_SCALE_UP_MINIMUM",
+        ),
+    ];
+    let bits: Vec<&str> = zeros.iter().filter(|z| z.0).map(|z| z.1).collect();
+    if bits.is_empty() {
+        "0".to_string()
+    } else {
+        bits.join(" | ")
+    }
 }

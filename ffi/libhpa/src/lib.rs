@@ -18,10 +18,29 @@ extern "C" {
 /// are built for unwinding and their unwind tables name this symbol, which only `std`
 /// defines; a C program linking this `no_std` library would fail with "undefined reference to
 /// `rust_eh_personality`". Nothing here ever unwinds (`panic = "abort"`, and no panic is
-/// reachable), so the routine is never called.
+/// reachable), so the routine is never called. It is written in assembly to be weak (a Rust
+/// library built with `std` in the same C program brings its own, which wins instead of
+/// clashing) and hidden (`libhpa.so` exports the C API only: rustc would export a
+/// `#[no_mangle]` function whatever the version script says).
 #[cfg(panic = "abort")]
-#[no_mangle]
-pub extern "C" fn rust_eh_personality() {}
+macro_rules! personality {
+    ($ret:literal) => {
+        core::arch::global_asm!(
+            ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
+            ".weak rust_eh_personality",
+            ".hidden rust_eh_personality",
+            ".type rust_eh_personality,%function",
+            "rust_eh_personality:",
+            $ret,
+            ".size rust_eh_personality, . - rust_eh_personality",
+            ".popsection",
+        );
+    };
+}
+#[cfg(all(panic = "abort", target_arch = "arm"))]
+personality!("bx lr");
+#[cfg(all(panic = "abort", not(target_arch = "arm")))]
+personality!("ret");
 
 #[cfg(panic = "abort")]
 #[panic_handler]

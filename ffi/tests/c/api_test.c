@@ -48,8 +48,8 @@ hpa_config config_with(const hpa_metric *metrics, size_t n, int32_t max) {
   return c;
 }
 
-static const hpa_resource_request k_requests[] = {{HPA_STR("cpu"), 500},
-                                                  {HPA_STR("memory"), 268435456000LL}};
+static const hpa_resource_request k_requests[] = {{HPA_STR_INIT("cpu"), 500},
+                                                  {HPA_STR_INIT("memory"), 268435456000LL}};
 hpa_container k_container;
 hpa_pod g_pods[16];
 hpa_sample g_samples[16];
@@ -202,10 +202,16 @@ static void test_strings(void) {
             "FailedGetContainerResourceMetric");
   CHECK_STR(hpa_reason_str(HPA_REASON_NOT_SCALED_TO_ZERO), "NotScaledToZero");
   CHECK_STR(hpa_limited_by_str(HPA_LIMITED_BY_RATE_POLICY), "ratePolicy");
-  CHECK(hpa_condition_type_str(0) == NULL);
-  CHECK(hpa_condition_status_str(4) == NULL);
-  CHECK(hpa_reason_str(22) == NULL);
-  CHECK(hpa_limited_by_str(8) == NULL);
+  /* Numbers that name nothing still give text a plain printf("%s") can print. */
+  CHECK_STR(hpa_condition_type_str(0), "unknown condition type");
+  CHECK_STR(hpa_condition_status_str(4), "unknown condition status");
+  CHECK_STR(hpa_reason_str(22), "unknown reason");
+  CHECK_STR(hpa_limited_by_str(8), "unknown limiting rule");
+  CHECK_STR(hpa_limited_by_str(UINT32_MAX), "unknown limiting rule");
+  CHECK_STR(hpa_status_name(HPA_STATUS_OK), "HPA_STATUS_OK");
+  CHECK_STR(hpa_status_name(HPA_STATUS_INVALID_UTF8), "HPA_STATUS_INVALID_UTF8");
+  CHECK_STR(hpa_status_name(HPA_STATUS_QUANTITY_EXPONENT), "HPA_STATUS_QUANTITY_EXPONENT");
+  CHECK_STR(hpa_status_name(999), "unknown hpa_status");
 }
 
 static void test_storage(void) {
@@ -448,15 +454,59 @@ static void test_validation(void) {
   settings.initial_readiness_delay_ms = -1;
   expect_c_error(&c, HPA_STATUS_INVALID_SETTINGS, "config.settings.initial_readiness_delay_ms");
   settings.initial_readiness_delay_ms = 0;
-  settings.arithmetic = 0;
+  settings.arithmetic = 3;
   expect_c_error(&c, HPA_STATUS_INVALID_ENUM, "config.settings.arithmetic");
   settings.arithmetic = HPA_ARITHMETIC_EXACT;
   settings.scale_to_zero = 0;
   CHECK_STATUS(hpa_config_validate(&c, &g_error), HPA_STATUS_OK);
+  settings.explicit_zeros = 128;
+  expect_c_error(&c, HPA_STATUS_INVALID_FLAG, "config.settings.explicit_zeros");
+  settings.explicit_zeros = 0;
+  settings.legacy_scale_up_factor = -1;
+  expect_c_error(&c, HPA_STATUS_INVALID_SETTINGS, "config.settings.legacy_scale_up_factor");
+  settings.legacy_scale_up_factor = 0;
+  settings.configurable_tolerance = 2;
+  expect_c_error(&c, HPA_STATUS_INVALID_FLAG, "config.settings.configurable_tolerance");
+  settings.configurable_tolerance = 0;
+  CHECK_STATUS(hpa_config_validate(&c, &g_error), HPA_STATUS_OK);
+  settings.explicit_zeros = HPA_SETTING_SCALE_TO_ZERO; /* the gate off */
   c.has_min_replicas = 1;
   c.min_replicas = 0;
   expect_spec_error(&c, "spec.minReplicas", HPA_FIELD_ERROR_TYPE_INVALID,
                     "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1");
+}
+
+/* A zeroed hpa_settings is the controller's defaults; explicit_zeros makes a 0 a value. */
+static void check_zero_settings(hpa_config *c) {
+  hpa_settings zero, defaults;
+  hpa_resolved_config r;
+  memset(&zero, 0, sizeof zero);
+  CHECK_STATUS(hpa_settings_default(&defaults), HPA_STATUS_OK);
+  CHECK(defaults.explicit_zeros == 0);
+  c->settings = &zero;
+  CHECK_STATUS(hpa_config_resolve(c, &r, NULL), HPA_STATUS_OK);
+  CHECK(r.settings.tolerance.mantissa == defaults.tolerance.mantissa &&
+        r.settings.tolerance.exponent == defaults.tolerance.exponent);
+  CHECK(r.settings.downscale_stabilization_window_ms == defaults.downscale_stabilization_window_ms);
+  CHECK(r.settings.cpu_initialization_period_ms == defaults.cpu_initialization_period_ms);
+  CHECK(r.settings.initial_readiness_delay_ms == defaults.initial_readiness_delay_ms);
+  CHECK(r.settings.scale_to_zero == 1 && r.settings.configurable_tolerance == 1);
+  CHECK(r.settings.arithmetic == defaults.arithmetic);
+  CHECK(r.settings.legacy_scale_up_factor == defaults.legacy_scale_up_factor);
+  CHECK(r.settings.legacy_scale_up_minimum == defaults.legacy_scale_up_minimum);
+  CHECK(r.settings.explicit_zeros == 0);
+  zero.explicit_zeros = HPA_SETTING_TOLERANCE | HPA_SETTING_DOWNSCALE_STABILIZATION_WINDOW |
+                        HPA_SETTING_CPU_INITIALIZATION_PERIOD |
+                        HPA_SETTING_INITIAL_READINESS_DELAY | HPA_SETTING_SCALE_TO_ZERO |
+                        HPA_SETTING_CONFIGURABLE_TOLERANCE | HPA_SETTING_LEGACY_SCALE_UP_MINIMUM;
+  CHECK_STATUS(hpa_config_resolve(c, &r, NULL), HPA_STATUS_OK);
+  CHECK(r.settings.tolerance.mantissa == 0 && r.settings.downscale_stabilization_window_ms == 0);
+  CHECK(r.settings.cpu_initialization_period_ms == 0 && r.settings.initial_readiness_delay_ms == 0);
+  CHECK(r.settings.scale_to_zero == 0 && r.settings.configurable_tolerance == 0);
+  CHECK(r.settings.legacy_scale_up_minimum == 0 && r.settings.explicit_zeros == zero.explicit_zeros);
+  /* Fields with no valid 0 always take their default. */
+  CHECK(r.settings.arithmetic == HPA_ARITHMETIC_KUBERNETES && r.settings.legacy_scale_up_factor == 2);
+  c->settings = NULL;
 }
 
 static void test_resolve(void) {
@@ -492,6 +542,7 @@ static void test_resolve(void) {
   CHECK(r.scale_down.tolerance.mantissa == 350 && r.scale_down.tolerance.exponent == -3);
   CHECK(r.scale_up.tolerance.mantissa == 1 && r.scale_up.tolerance.exponent == -1);
   CHECK(r.settings.arithmetic == HPA_ARITHMETIC_KUBERNETES);
+  check_zero_settings(&c);
   c.max_replicas = 0;
   memset(&r, 0x5A, sizeof r);
   CHECK_STATUS(hpa_config_resolve(&c, &r, &g_error), HPA_STATUS_INVALID_SPEC);
@@ -1017,7 +1068,7 @@ static void test_readings(void) {
   CHECK(g_decision.metrics[2].reading == HPA_READING_PLAIN);
   CHECK_STR(hpa_reading_str(g_decision.metrics[0].reading), "treatedAsOverflow");
   CHECK_STR(hpa_reading_str(HPA_READING_NEGATIVE), "negative");
-  CHECK(hpa_reading_str(3) == NULL);
+  CHECK_STR(hpa_reading_str(3), "unknown reading");
 
   /* A negative sample of a ready pod. */
   g_samples[2].milli = -250;

@@ -121,7 +121,7 @@ int main(void) {
 
   memset(&g_metric, 0, sizeof g_metric);
   g_metric.type = HPA_METRIC_SOURCE_TYPE_EXTERNAL;
-  g_metric.name = (hpa_str)HPA_STR("queue");
+  g_metric.name = HPA_STR("queue");
   g_metric.target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
   g_metric.target.average_value_milli = 1000;
   g_up.policies = &g_up_policy;
