@@ -38,7 +38,9 @@ enum Command {
     Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
     /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
     Validate {
-        /// The manifest (YAML for .yaml/.yml, else JSON).
+        /// The manifest (YAML for .yaml/.yml, else JSON; `-` reads standard input, YAML or
+        /// JSON by its first character). Several objects: `---`-separated YAML documents, or
+        /// `kind: List`; objects of other kinds are skipped.
         manifest: PathBuf,
     },
 }

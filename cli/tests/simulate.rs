@@ -359,7 +359,7 @@ fn manifest_and_flag_errors_are_reported_before_anything_runs() {
         &d,
         &["--hpa", "typo.yaml", "--load", "load.csv"],
         "typo.yaml: spec.maxReplica: unknown field `maxReplica`, expected one of `scaleTargetRef`, \
-         `minReplicas`, `maxReplicas`, `metrics`, `behavior`, `syncPeriodSeconds` at line 7 column 3",
+         `minReplicas`, `maxReplicas`, `metrics`, `behavior` at line 7 column 3",
     );
     write(&d, "hpa.yaml", CPU_HPA);
     // The comparison manifest is checked as strictly.
