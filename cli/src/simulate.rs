@@ -130,9 +130,12 @@ impl Clock {
     ///
     /// Too many steps.
     pub fn new(load: &Load, period: i64) -> Result<Clock, String> {
-        let duration = load.end() - load.start();
-        let steps = (duration + period - 1) / period;
-        let steps = usize::try_from(steps).unwrap_or(usize::MAX);
+        let duration = load.end().saturating_sub(load.start());
+        // In i128 so that no load time or period reaching the integer limits overflows; a
+        // period longer than the load is one evaluation.
+        let steps =
+            (i128::from(duration) + i128::from(period.max(1)) - 1) / i128::from(period.max(1));
+        let steps = usize::try_from(steps.max(1)).unwrap_or(usize::MAX);
         if steps > MAX_STEPS {
             return Err(format!(
                 "{}: {} at a {} sync period is {steps} evaluations; at most {MAX_STEPS} are \
@@ -142,8 +145,13 @@ impl Clock {
                 explain::seconds(period)
             ));
         }
-        let times: Vec<i64> = (0..steps as i64).map(|k| k * period).collect();
-        let lengths = times.iter().map(|t| period.min(duration - t)).collect();
+        let times: Vec<i64> = (0..steps)
+            .map(|k| i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(period))
+            .collect();
+        let lengths = times
+            .iter()
+            .map(|t| period.min(duration.saturating_sub(*t)))
+            .collect();
         Ok(Clock {
             times,
             lengths,

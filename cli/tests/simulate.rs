@@ -664,3 +664,36 @@ fn replay_prints_events_and_explanations_on_request() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn times_and_periods_at_the_integer_limits_do_not_panic() {
+    let d = dir("limits");
+    write(&d, "hpa.yaml", CPU_HPA);
+    write(&d, "load.csv", CPU_LOAD);
+    // A period longer than the load is one evaluation.
+    let out = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--sync-period",
+            "9223372036854775s",
+            "--no-events",
+        ],
+        &d,
+    );
+    stdout_of(&out);
+    write(
+        &d,
+        "far.csv",
+        "time,cpu\n0,1\n9223372036854775,2\n9223372036854775.807,2\n",
+    );
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "far.csv"],
+        "far.csv: 2562047788015:12:55.807 at a 15s sync period is 614891469123652 \
+         evaluations; at most 5000000 are supported",
+    );
+}
