@@ -11,6 +11,17 @@
 //! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
 //! timeline (see `hpa_cli::simulate_cmd`).
 
+// As in the library (cli/src/lib.rs).
+#![deny(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::panic_in_result_fn
+)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
