@@ -226,8 +226,10 @@ fn metric_key(spec: &MetricSpec<'_>) -> String {
     .to_owned()
 }
 
-/// The load column of metric `index`: the only column of a one-column load, else the column
-/// named `metrics[index]` or after the metric (see [`metric_key`]).
+/// The load column of metric `index`: the only column of a one-column load for a one-metric
+/// HPA, else the column named `metrics[index]` or after the metric (see [`metric_key`]). An
+/// HPA of several metrics needs named columns: one column feeding them all would give a memory
+/// metric the cpu demand as bytes.
 fn column_for(
     index: usize,
     spec: &MetricSpec<'_>,
@@ -235,7 +237,7 @@ fn column_for(
     load: &Load,
     manifest: &str,
 ) -> Result<usize, String> {
-    if load.columns.len() == 1 {
+    if load.columns.len() == 1 && all.len() == 1 {
         return Ok(0);
     }
     let by_index = format!("metrics[{index}]");

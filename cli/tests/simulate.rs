@@ -697,3 +697,21 @@ fn times_and_periods_at_the_integer_limits_do_not_panic() {
          evaluations; at most 5000000 are supported",
     );
 }
+
+#[test]
+fn one_column_does_not_feed_every_metric_of_a_multi_metric_hpa() {
+    let d = dir("one-column");
+    let two = CPU_HPA.replace(
+        "  behavior:",
+        "    - type: Resource\n      resource: {name: memory, target: {type: Utilization, \
+         averageUtilization: 50}}\n  behavior:",
+    );
+    write(&d, "hpa.yaml", &two);
+    write(&d, "load.csv", CPU_LOAD);
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "load.csv"],
+        "hpa.yaml: load.csv has no column for spec.metrics[1] (memory resource utilization \
+         (percentage of request)): add a column named `memory` or `metrics[1]` (columns: cpu)",
+    );
+}
