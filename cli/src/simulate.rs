@@ -184,6 +184,9 @@ pub struct MetricPlan {
     pub name: String,
     /// Short name for plots and columns (`cpu`, `queue_length`).
     pub key: String,
+    /// What the plots call it, by its source: upstream's name calls an AverageValue Object
+    /// metric an "external metric", which a reader of the plot would take literally.
+    pub title: String,
     /// The load column it reads.
     pub column: usize,
     /// The target in the unit of the HPA's current value (percent for utilization).
@@ -224,6 +227,27 @@ fn metric_key(spec: &MetricSpec<'_>) -> String {
     }
     .unwrap_or("")
     .to_owned()
+}
+
+/// A metric's plot title: its source in words, then its name (upstream's name for resources).
+fn metric_title(spec: &MetricSpec<'_>, upstream: &str) -> String {
+    match spec.type_ {
+        Some(MetricSourceType::Object) => spec.object.map(|o| {
+            format!(
+                "object metric {} of {}/{}",
+                o.metric.name, o.described_object.kind, o.described_object.name
+            )
+        }),
+        Some(MetricSourceType::External) => spec
+            .external
+            .map(|e| format!("external metric {}", e.metric.name)),
+        Some(MetricSourceType::Pods) => spec.pods.map(|p| format!("pods metric {}", p.metric.name)),
+        Some(MetricSourceType::ContainerResource) => spec
+            .container_resource
+            .map(|c| format!("{upstream} of container {}", c.container)),
+        _ => None,
+    }
+    .unwrap_or_else(|| upstream.to_owned())
 }
 
 /// The load column of metric `index`: the only column of a one-column load for a one-metric
@@ -366,6 +390,7 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
         };
         metrics.push(MetricPlan {
             demand_unit,
+            title: metric_title(spec, &name),
             name,
             key: metric_key(spec),
             column,
@@ -730,7 +755,12 @@ fn run_with<const R: usize, const E: usize>(
                 MetricOutcome::Proposal(p) => match (p.average_utilization, p.value) {
                     (Some(u), _) => Some(f64::from(u)),
                     (None, Some(v)) => Some(v as f64 / 1000.0),
-                    (None, None) => p.average_value.map(|v| v as f64 / 1000.0),
+                    // An average over zero pods (scaling from zero) is the engine's saturated
+                    // i64::MAX: no point on the plot rather than an axis running to 9e15.
+                    (None, None) => p
+                        .average_value
+                        .filter(|v| *v != i64::MAX)
+                        .map(|v| v as f64 / 1000.0),
                 },
                 MetricOutcome::Error(_) => None,
             };
