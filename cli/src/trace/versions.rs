@@ -24,7 +24,7 @@ use serde::de::{DeserializeSeed, Deserializer};
 use serde::Deserialize;
 
 use super::convert::{convert_manifest, not_supported};
-use super::raw::RawSpec;
+use super::raw::{RawBehavior, RawMetricSpec, RawObjectRef, RawSpec};
 use super::strict::{objects_only, AnyValue, StrictMap};
 use super::{Manifest, TraceError};
 use hpa::settings::Settings;
@@ -128,6 +128,51 @@ impl fmt::Display for ApiVersion {
     }
 }
 
+/// An object of an older version converted to `autoscaling/v2`: what the checks read of it
+/// (its status is not converted: a manifest's status is only type-checked).
+pub(super) struct Converted {
+    metadata: RawMeta,
+    spec: RawSpec,
+    notes: Vec<String>,
+}
+
+/// The scale target and replica range, the same in every version.
+type Bounds = (Option<RawObjectRef>, Option<i32>, Option<i32>);
+
+impl Converted {
+    /// The converted parts, the round-trip annotations dropped from `metadata` as upstream
+    /// drops them.
+    fn new(
+        mut metadata: RawMeta,
+        (scale_target_ref, min_replicas, max_replicas): Bounds,
+        metrics: Option<Vec<RawMetricSpec>>,
+        behavior: Option<RawBehavior>,
+        notes: Vec<String>,
+    ) -> Converted {
+        annotations::drop_round_trip(&mut metadata);
+        Converted {
+            metadata,
+            spec: RawSpec {
+                scale_target_ref,
+                min_replicas,
+                max_replicas,
+                metrics,
+                behavior,
+            },
+            notes,
+        }
+    }
+
+    fn into_v2(self) -> (RawHpa, Vec<String>) {
+        let hpa = RawHpa {
+            metadata: Some(self.metadata),
+            spec: Some(self.spec),
+            ..RawHpa::default()
+        };
+        (hpa, self.notes)
+    }
+}
+
 /// A document parsed with its version's schema.
 pub(super) enum VersionedHpa {
     V1(v1::RawV1Hpa),
@@ -175,9 +220,9 @@ pub(super) fn check_object(
         .into_iter()
         .collect();
     let converted = parsed.and_then(|raw| match raw {
-        VersionedHpa::V1(raw) => v1::to_v2(raw),
-        VersionedHpa::V2beta1(raw) => v2beta1::to_v2(raw),
-        VersionedHpa::V2beta2(raw) => v2beta2::to_v2(raw),
+        VersionedHpa::V1(raw) => v1::to_v2(raw).map(Converted::into_v2),
+        VersionedHpa::V2beta1(raw) => v2beta1::to_v2(raw).map(Converted::into_v2),
+        VersionedHpa::V2beta2(raw) => v2beta2::to_v2(raw).map(Converted::into_v2),
         VersionedHpa::V2(raw) => Ok((raw, Vec::new())),
     });
     match converted {
@@ -229,14 +274,15 @@ mod conversion_tests {
     use hpa::settings::Settings;
     use hpa::spec::{MetricSourceType as Type, MetricTargetType as Target};
 
-    use super::{v2beta1, v2beta2, RawHpa};
+    use super::{v2beta1, v2beta2, Converted};
     use crate::trace::convert::convert_manifest;
     use crate::trace::strict::parse_yaml;
     use crate::trace::Manifest;
 
-    fn manifest(converted: (RawHpa, Vec<String>)) -> Manifest {
-        assert!(converted.1.is_empty(), "{:?}", converted.1);
-        convert_manifest(converted.0, &Settings::DEFAULT).unwrap()
+    fn manifest(converted: Converted) -> Manifest {
+        let (hpa, notes) = converted.into_v2();
+        assert!(notes.is_empty(), "{notes:?}");
+        convert_manifest(hpa, &Settings::DEFAULT).unwrap()
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::annotations::{self, drop_round_trip};
-use super::{RawHpa, RawMeta, Time};
-use crate::trace::raw::{RawMetricSpec, RawObjectRef, RawResourceSource, RawSpec, RawTarget};
+use super::annotations;
+use super::{Converted, RawMeta, Time};
+use crate::trace::raw::{RawMetricSpec, RawObjectRef, RawResourceSource, RawTarget};
 use crate::trace::strict::objects_only;
 use crate::trace::TraceError;
 
@@ -18,6 +18,7 @@ objects_only! {
 
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)] // The type meta and status are read for their types only.
 pub(in crate::trace) struct RawV1Hpa {
     api_version: Option<String>,
     kind: Option<String>,
@@ -71,9 +72,9 @@ fn cpu_utilization(percent: i32) -> RawMetricSpec {
 /// CPU target; with neither, the CPU target of 80 %; the behavior from its annotation; the
 /// round-trip annotations dropped. A malformed annotation is ignored (as the API server has
 /// done since Kubernetes 1.18), with a note.
-pub(super) fn to_v2(raw: RawV1Hpa) -> Result<(RawHpa, Vec<String>), TraceError> {
+pub(super) fn to_v2(raw: RawV1Hpa) -> Result<Converted, TraceError> {
     let spec = raw.spec.unwrap_or_default();
-    let mut metadata = raw.metadata.unwrap_or_default();
+    let metadata = raw.metadata.unwrap_or_default();
     let mut notes = Vec::new();
     let mut metrics = annotations::metrics(&metadata, &mut notes);
     metrics.extend(spec.target_cpu_utilization_percentage.map(cpu_utilization));
@@ -81,19 +82,12 @@ pub(super) fn to_v2(raw: RawV1Hpa) -> Result<(RawHpa, Vec<String>), TraceError> 
         metrics.push(cpu_utilization(DEFAULT_CPU_UTILIZATION));
     }
     let behavior = annotations::behavior(&metadata, &mut notes);
-    drop_round_trip(&mut metadata);
-    let hpa = RawHpa {
-        api_version: raw.api_version,
-        kind: raw.kind,
-        metadata: Some(metadata),
-        spec: Some(RawSpec {
-            scale_target_ref: spec.scale_target_ref,
-            min_replicas: spec.min_replicas,
-            max_replicas: spec.max_replicas,
-            metrics: Some(metrics),
-            behavior,
-        }),
-        status: None,
-    };
-    Ok((hpa, notes))
+    let bounds = (spec.scale_target_ref, spec.min_replicas, spec.max_replicas);
+    Ok(Converted::new(
+        metadata,
+        bounds,
+        Some(metrics),
+        behavior,
+        notes,
+    ))
 }

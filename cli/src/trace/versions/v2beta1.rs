@@ -5,11 +5,11 @@
 
 use serde::Deserialize;
 
-use super::annotations::{self, drop_round_trip};
-use super::{RawHpa, RawHpaStatus, RawMeta};
+use super::annotations;
+use super::{Converted, RawHpaStatus, RawMeta};
 use crate::trace::raw::{
     RawContainerResourceSource, RawIdentifier, RawLabelSelector, RawMetricSpec, RawObjectRef,
-    RawObjectSource, RawPodsSource, RawResourceSource, RawSpec, RawTarget,
+    RawObjectSource, RawPodsSource, RawResourceSource, RawTarget,
 };
 use crate::trace::strict::{objects_only, QuantityText};
 use crate::trace::TraceError;
@@ -27,6 +27,7 @@ objects_only! {
 
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)] // The type meta and status are read for their types only.
 pub(in crate::trace) struct RawV2beta1Hpa {
     api_version: Option<String>,
     kind: Option<String>,
@@ -193,26 +194,14 @@ fn resource_target(
 
 /// The object as `autoscaling/v2`: each metric converted, the behavior annotation restored
 /// (ignored when malformed, as upstream does, with a note).
-pub(super) fn to_v2(raw: RawV2beta1Hpa) -> Result<(RawHpa, Vec<String>), TraceError> {
+pub(super) fn to_v2(raw: RawV2beta1Hpa) -> Result<Converted, TraceError> {
     let spec = raw.spec.unwrap_or_default();
-    let mut metadata = raw.metadata.unwrap_or_default();
+    let metadata = raw.metadata.unwrap_or_default();
     let mut notes = Vec::new();
     let behavior = annotations::behavior(&metadata, &mut notes);
-    drop_round_trip(&mut metadata);
-    let hpa = RawHpa {
-        api_version: raw.api_version,
-        kind: raw.kind,
-        metadata: Some(metadata),
-        spec: Some(RawSpec {
-            scale_target_ref: spec.scale_target_ref,
-            min_replicas: spec.min_replicas,
-            max_replicas: spec.max_replicas,
-            metrics: spec
-                .metrics
-                .map(|metrics| metrics.into_iter().map(metric_to_v2).collect()),
-            behavior,
-        }),
-        status: raw.status,
-    };
-    Ok((hpa, notes))
+    let metrics = spec
+        .metrics
+        .map(|metrics| metrics.into_iter().map(metric_to_v2).collect());
+    let bounds = (spec.scale_target_ref, spec.min_replicas, spec.max_replicas);
+    Ok(Converted::new(metadata, bounds, metrics, behavior, notes))
 }

@@ -3,10 +3,11 @@
 
 use serde::Deserialize;
 
-use super::annotations::{self, drop_round_trip};
-use super::{RawHpa, RawHpaStatus, RawMeta};
-use crate::trace::raw::{RawBehavior, RawMetricSpec, RawObjectRef, RawPolicy, RawRules, RawSpec};
+use super::annotations;
+use super::{Converted, RawHpaStatus, RawMeta};
+use crate::trace::raw::{RawBehavior, RawMetricSpec, RawObjectRef, RawPolicy, RawRules};
 use crate::trace::strict::objects_only;
+use crate::trace::TraceError;
 
 objects_only! {
     RawV2beta2Hpa => "an autoscaling/v2beta2 HorizontalPodAutoscaler object",
@@ -17,6 +18,7 @@ objects_only! {
 
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)] // The type meta and status are read for their types only.
 pub(in crate::trace) struct RawV2beta2Hpa {
     api_version: Option<String>,
     kind: Option<String>,
@@ -63,13 +65,13 @@ impl From<RawV2beta2Rules> for RawRules {
 
 /// The object as `autoscaling/v2`: the tolerance annotations restored into the behavior (an
 /// annotation that is not a quantity fails the conversion upstream, and is an error here).
-pub(super) fn to_v2(raw: RawV2beta2Hpa) -> Result<(RawHpa, Vec<String>), crate::trace::TraceError> {
+pub(super) fn to_v2(raw: RawV2beta2Hpa) -> Result<Converted, TraceError> {
     let spec = raw.spec.unwrap_or_default();
     let mut behavior = spec.behavior.map(|b| RawBehavior {
         scale_up: b.scale_up.map(RawRules::from),
         scale_down: b.scale_down.map(RawRules::from),
     });
-    let mut metadata = raw.metadata.unwrap_or_default();
+    let metadata = raw.metadata.unwrap_or_default();
     for (key, up) in [
         (annotations::SCALE_UP_TOLERANCE, true),
         (annotations::SCALE_DOWN_TOLERANCE, false),
@@ -88,19 +90,12 @@ pub(super) fn to_v2(raw: RawV2beta2Hpa) -> Result<(RawHpa, Vec<String>), crate::
             rules.get_or_insert_with(RawRules::default).tolerance = Some(tolerance);
         }
     }
-    drop_round_trip(&mut metadata);
-    let hpa = RawHpa {
-        api_version: raw.api_version,
-        kind: raw.kind,
-        metadata: Some(metadata),
-        spec: Some(RawSpec {
-            scale_target_ref: spec.scale_target_ref,
-            min_replicas: spec.min_replicas,
-            max_replicas: spec.max_replicas,
-            metrics: spec.metrics,
-            behavior,
-        }),
-        status: raw.status,
-    };
-    Ok((hpa, Vec::new()))
+    let bounds = (spec.scale_target_ref, spec.min_replicas, spec.max_replicas);
+    Ok(Converted::new(
+        metadata,
+        bounds,
+        spec.metrics,
+        behavior,
+        Vec::new(),
+    ))
 }
