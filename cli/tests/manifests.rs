@@ -156,6 +156,19 @@ fn autoscaling_v1_malformed_annotations_are_ignored_with_a_note() {
         spec.behavior.unwrap().scale_up.unwrap().select_policy,
         Some(SelectPolicy::Min)
     );
+    let not_an_object = v1.replace(
+        "  name: web\n",
+        "  name: web\n  annotations:\n    autoscaling.alpha.kubernetes.io/metrics: \
+         '[{\"type\": \"Object\", \"object\": 3}]'\n",
+    );
+    let entries = trace::parse_manifests(&not_an_object, Format::Yaml, &Settings::DEFAULT).unwrap();
+    let Outcome::Valid { notes, .. } = &entries[0].outcome else {
+        panic!("{:?}", entries[0].outcome);
+    };
+    assert!(
+        notes[0].ends_with("ignores it: [0].object: expected an object, found a number"),
+        "{notes:?}"
+    );
     let path = file("v1-note", "hpa.yaml", &text);
     let out = validate(&path);
     assert!(out.status.success());

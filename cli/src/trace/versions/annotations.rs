@@ -300,7 +300,16 @@ fn metric(i: usize, value: &Value) -> Decoded<RawV2beta1Metric> {
     let m = object(value, &format!("[{i}]"))?;
     let at = |e: String| format!("[{i}].{e}");
     // Errors inside a source name it: `[0].resource.targetAverageUtilization: ...`.
-    let inside = |name: &'static str| move |e: String| format!("[{i}].{name}.{e}");
+    let inside = |name: &'static str| {
+        move |e: String| {
+            // The source itself not an object names itself already.
+            if e.starts_with(&format!("{name}: ")) {
+                format!("[{i}].{e}")
+            } else {
+                format!("[{i}].{name}.{e}")
+            }
+        }
+    };
     Ok(RawV2beta1Metric {
         type_: string(m, "type").map_err(at)?,
         object: source(m, "object")
