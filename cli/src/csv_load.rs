@@ -27,6 +27,8 @@ use std::path::Path;
 
 use hpa::Quantity;
 
+use crate::trace::source::{read_text, MAX_DATA_BYTES};
+
 /// A checked load: times in milliseconds and demand series in milli-units.
 #[derive(Clone, Debug)]
 pub struct Load {
@@ -62,17 +64,21 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Reads and checks the load at `path`.
+/// Reads and checks the load at `path` (`-`: standard input), at most
+/// [`MAX_DATA_BYTES`] long.
 ///
 /// # Errors
 ///
 /// A [`LoadError`] naming the file and the line at fault.
 pub fn load(path: &Path) -> Result<Load, LoadError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
-        file: name.clone(),
+    let (name, text) = read_text(path, MAX_DATA_BYTES).map_err(|e| LoadError {
+        file: e.name,
         line: None,
-        message: format!("cannot read the file: {e}"),
+        message: if e.io {
+            format!("cannot read the file: {}", e.problem)
+        } else {
+            e.problem
+        },
     })?;
     parse(&text, &name)
 }

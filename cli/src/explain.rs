@@ -321,11 +321,13 @@ fn metric_line(p: &MetricProposal<'_>, band: (f64, f64), current: i32, reading: 
         }
         Target::AverageValue(t) => {
             let v = p.average_value.unwrap_or(0);
-            (
-                format!("average {}", quantity(spec, v)),
-                quantity(spec, t),
-                v as f64 / t as f64,
-            )
+            // Over zero pods the average saturates: say so rather than print 9223372036854775807m.
+            let average = if v == i64::MAX && current == 0 {
+                "average over no pods".to_owned()
+            } else {
+                format!("average {}", quantity(spec, v))
+            };
+            (average, quantity(spec, t), v as f64 / t as f64)
         }
         Target::Value(t) => {
             let v = p.value.unwrap_or(0);

@@ -2,6 +2,20 @@
 //! output line, shared by the `hpa` binary and by build-time converters such as the firmware
 //! in `examples/firmware`, which turns traces into its binary form with this exact loader.
 
+// No panic path in what ships, as in the core (src/lib.rs); indexing and arithmetic are not
+// denied yet (about 170 sites, mostly the plot and the simulation's bookkeeping). Unit tests
+// may unwrap and panic.
+#![deny(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::panic_in_result_fn
+)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 pub mod output;
 pub mod trace;
 

@@ -11,6 +11,17 @@
 //! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
 //! timeline (see `hpa_cli::simulate_cmd`).
 
+// As in the library (cli/src/lib.rs).
+#![deny(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::panic_in_result_fn
+)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,7 +49,9 @@ enum Command {
     Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
     /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
     Validate {
-        /// The manifest (YAML for .yaml/.yml, else JSON).
+        /// The manifest (YAML for .yaml/.yml, else JSON; `-` reads standard input, YAML or
+        /// JSON by its first character). Several objects: `---`-separated YAML documents, or
+        /// `kind: List`; objects of other kinds are skipped.
         manifest: PathBuf,
     },
 }

@@ -373,7 +373,7 @@ pub fn render(
                     if metric.key == *key && metric.unit == *unit {
                         lines.push((
                             i,
-                            metric.name.clone(),
+                            metric.title.clone(),
                             segments(&xs, &run.current[m]),
                             metric.target,
                         ));

@@ -130,9 +130,12 @@ impl Clock {
     ///
     /// Too many steps.
     pub fn new(load: &Load, period: i64) -> Result<Clock, String> {
-        let duration = load.end() - load.start();
-        let steps = (duration + period - 1) / period;
-        let steps = usize::try_from(steps).unwrap_or(usize::MAX);
+        let duration = load.end().saturating_sub(load.start());
+        // In i128 so that no load time or period reaching the integer limits overflows; a
+        // period longer than the load is one evaluation.
+        let steps =
+            (i128::from(duration) + i128::from(period.max(1)) - 1) / i128::from(period.max(1));
+        let steps = usize::try_from(steps.max(1)).unwrap_or(usize::MAX);
         if steps > MAX_STEPS {
             return Err(format!(
                 "{}: {} at a {} sync period is {steps} evaluations; at most {MAX_STEPS} are \
@@ -142,8 +145,13 @@ impl Clock {
                 explain::seconds(period)
             ));
         }
-        let times: Vec<i64> = (0..steps as i64).map(|k| k * period).collect();
-        let lengths = times.iter().map(|t| period.min(duration - t)).collect();
+        let times: Vec<i64> = (0..steps)
+            .map(|k| i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(period))
+            .collect();
+        let lengths = times
+            .iter()
+            .map(|t| period.min(duration.saturating_sub(*t)))
+            .collect();
         Ok(Clock {
             times,
             lengths,
@@ -176,6 +184,9 @@ pub struct MetricPlan {
     pub name: String,
     /// Short name for plots and columns (`cpu`, `queue_length`).
     pub key: String,
+    /// What the plots call it, by its source: upstream's name calls an AverageValue Object
+    /// metric an "external metric", which a reader of the plot would take literally.
+    pub title: String,
     /// The load column it reads.
     pub column: usize,
     /// The target in the unit of the HPA's current value (percent for utilization).
@@ -218,8 +229,31 @@ fn metric_key(spec: &MetricSpec<'_>) -> String {
     .to_owned()
 }
 
-/// The load column of metric `index`: the only column of a one-column load, else the column
-/// named `metrics[index]` or after the metric (see [`metric_key`]).
+/// A metric's plot title: its source in words, then its name (upstream's name for resources).
+fn metric_title(spec: &MetricSpec<'_>, upstream: &str) -> String {
+    match spec.type_ {
+        Some(MetricSourceType::Object) => spec.object.map(|o| {
+            format!(
+                "object metric {} of {}/{}",
+                o.metric.name, o.described_object.kind, o.described_object.name
+            )
+        }),
+        Some(MetricSourceType::External) => spec
+            .external
+            .map(|e| format!("external metric {}", e.metric.name)),
+        Some(MetricSourceType::Pods) => spec.pods.map(|p| format!("pods metric {}", p.metric.name)),
+        Some(MetricSourceType::ContainerResource) => spec
+            .container_resource
+            .map(|c| format!("{upstream} of container {}", c.container)),
+        _ => None,
+    }
+    .unwrap_or_else(|| upstream.to_owned())
+}
+
+/// The load column of metric `index`: the only column of a one-column load for a one-metric
+/// HPA, else the column named `metrics[index]` or after the metric (see [`metric_key`]). An
+/// HPA of several metrics needs named columns: one column feeding them all would give a memory
+/// metric the cpu demand as bytes.
 fn column_for(
     index: usize,
     spec: &MetricSpec<'_>,
@@ -227,7 +261,7 @@ fn column_for(
     load: &Load,
     manifest: &str,
 ) -> Result<usize, String> {
-    if load.columns.len() == 1 {
+    if load.columns.len() == 1 && all.len() == 1 {
         return Ok(0);
     }
     let by_index = format!("metrics[{index}]");
@@ -356,6 +390,7 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
         };
         metrics.push(MetricPlan {
             demand_unit,
+            title: metric_title(spec, &name),
             name,
             key: metric_key(spec),
             column,
@@ -720,7 +755,12 @@ fn run_with<const R: usize, const E: usize>(
                 MetricOutcome::Proposal(p) => match (p.average_utilization, p.value) {
                     (Some(u), _) => Some(f64::from(u)),
                     (None, Some(v)) => Some(v as f64 / 1000.0),
-                    (None, None) => p.average_value.map(|v| v as f64 / 1000.0),
+                    // An average over zero pods (scaling from zero) is the engine's saturated
+                    // i64::MAX: no point on the plot rather than an axis running to 9e15.
+                    (None, None) => p
+                        .average_value
+                        .filter(|v| *v != i64::MAX)
+                        .map(|v| v as f64 / 1000.0),
                 },
                 MetricOutcome::Error(_) => None,
             };

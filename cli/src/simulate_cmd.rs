@@ -22,7 +22,7 @@ use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
 use crate::simulate::{self, Clock, Explain, Options, Run};
-use crate::trace::{self, Manifest, Trace};
+use crate::trace::{self, ApiVersion, Manifest, Outcome, Trace};
 
 /// Exit status for invalid input (as `hpa replay`).
 const EXIT_INVALID: u8 = 2;
@@ -552,43 +552,120 @@ pub fn print_all(text: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `hpa validate MANIFEST`: every Kubernetes validation message with its field path, one per
-/// line on standard error, and exit 1; or a confirmation on standard output.
+/// `hpa validate MANIFEST`: every object of the file checked (docs/spec/manifests.md): for a
+/// valid HorizontalPodAutoscaler a confirmation on standard output, for an invalid one every
+/// Kubernetes validation message with its field path, one per line on standard error, named
+/// by the object's place and name when the file holds several; objects of other kinds are
+/// skipped with a note. Exit status 1 when an object is invalid or the file holds no
+/// HorizontalPodAutoscaler.
 pub fn validate(path: &Path) -> ExitCode {
-    match trace::load_manifest_all(path, &Settings::DEFAULT) {
-        Ok(manifest) => {
-            let arena = Bump::new();
-            let spec = manifest.spec(&arena);
-            let count = spec.metrics.len().max(1);
-            let metrics = if count == 1 { "metric" } else { "metrics" };
-            let behavior = if spec.behavior.is_some() {
-                "with behavior"
-            } else {
-                "without behavior (legacy scaling rules)"
-            };
-            let default = if spec.metrics.is_empty() {
-                " (the default cpu 80 %)"
-            } else {
-                ""
-            };
-            print_all(&format!(
-                "{}: valid autoscaling/v2 HorizontalPodAutoscaler {:?}: {count} {metrics}{default}, \
-                 replicas {} to {}, {behavior}\n",
-                path.display(),
-                manifest.name,
-                spec.min_replicas.unwrap_or(1),
-                spec.max_replicas
-            ))
+    let entries = match trace::load_manifests(path, &Settings::DEFAULT) {
+        Ok(entries) => entries,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(1);
         }
-        Err(errors) => {
-            // One `<field path>: <message>` line per error, in the API server's order, as
-            // `kubectl apply` lists the field errors of a rejected object.
-            for e in &errors {
-                eprintln!("{e}");
+    };
+    let name = if trace::source::is_stdin(path) {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let mut out = String::new();
+    let mut failed = false;
+    let mut hpas = 0;
+    let mut skipped = Vec::new();
+    for entry in &entries {
+        let place = if entry.place.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", entry.place)
+        };
+        match &entry.outcome {
+            Outcome::Valid { manifest, notes } => {
+                hpas += 1;
+                for note in notes {
+                    eprintln!("{name}: {place}warning: {note}");
+                }
+                let _ = writeln!(out, "{name}: {place}{}", summary(manifest));
             }
-            ExitCode::from(1)
+            Outcome::Invalid(errors) => {
+                hpas += 1;
+                failed = true;
+                // One `<field path>: <message>` line per error, in the API server's order, as
+                // `kubectl apply` lists the field errors of a rejected object.
+                let label = if entry.place.is_empty() {
+                    String::new()
+                } else {
+                    entry.label()
+                };
+                for e in errors {
+                    if label.is_empty() {
+                        eprintln!("{e}");
+                    } else {
+                        eprintln!("{label}: {e}");
+                    }
+                }
+            }
+            Outcome::Skipped { kind } => {
+                let what = if kind.is_empty() {
+                    "an object without a kind".to_owned()
+                } else {
+                    format!("a {kind}")
+                };
+                skipped.push(what.clone());
+                let _ = writeln!(
+                    out,
+                    "{name}: {place}skipped {what}, not a HorizontalPodAutoscaler"
+                );
+            }
         }
     }
+    if hpas == 0 {
+        let found = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" (found {})", skipped.join(", "))
+        };
+        eprintln!("{name}: no HorizontalPodAutoscaler{found}");
+        failed = true;
+    }
+    let printed = print_all(&out);
+    if failed {
+        ExitCode::from(1)
+    } else {
+        printed
+    }
+}
+
+/// What `hpa validate` says of a valid HorizontalPodAutoscaler.
+fn summary(manifest: &Manifest) -> String {
+    let arena = Bump::new();
+    let spec = manifest.spec(&arena);
+    let count = spec.metrics.len().max(1);
+    let metrics = if count == 1 { "metric" } else { "metrics" };
+    let behavior = if spec.behavior.is_some() {
+        "with behavior"
+    } else {
+        "without behavior (legacy scaling rules)"
+    };
+    let default = if spec.metrics.is_empty() {
+        " (the default cpu 80 %)"
+    } else {
+        ""
+    };
+    let converted = if manifest.api_version == ApiVersion::V2 {
+        String::new()
+    } else {
+        format!(" (converted from {})", manifest.api_version)
+    };
+    format!(
+        "valid autoscaling/v2 HorizontalPodAutoscaler {:?}{converted}: {count} {metrics}{default}, \
+         replicas {} to {}, {behavior}",
+        manifest.name,
+        spec.min_replicas.unwrap_or(1),
+        spec.max_replicas
+    )
 }
 
 /// `hpa replay --events/--explain`: the human timeline of a trace instead of JSON lines,

@@ -51,10 +51,13 @@
 //! [`Bump`]: bumpalo::Bump
 
 mod convert;
+mod manifests;
 mod owned;
 mod raw;
 mod replay;
+pub mod source;
 mod strict;
+mod versions;
 mod view;
 
 #[cfg(test)]
@@ -70,9 +73,12 @@ use std::path::Path;
 use hpa::input::Observation;
 use hpa::settings::Settings;
 
-use self::convert::{convert_manifest, convert_trace};
+pub use self::manifests::{parse_manifests, Entry, Outcome};
+pub use self::versions::ApiVersion;
+
+use self::convert::convert_trace;
 use self::owned::{OwnedSpec, OwnedStep};
-use self::raw::RawHpa;
+use self::source::{check_nesting, read_source, MAX_DATA_BYTES, MAX_MANIFEST_BYTES};
 use self::strict::{parse_json, parse_yaml};
 
 /// Why a trace was rejected: the field at fault and what is wrong with it.
@@ -155,23 +161,23 @@ pub struct StepView<'b> {
 }
 
 /// Reads and checks the trace at `path` (YAML or JSON by its extension, see
-/// [`Format::from_path`]).
+/// [`Format::from_path`]; `-` reads standard input), at most [`MAX_DATA_BYTES`] long.
 ///
 /// # Errors
 ///
 /// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TraceError::new("", format!("cannot read {}: {e}", path.display())))?;
-    parse(&text, Format::from_path(path))
+    let source = read_source(path, MAX_DATA_BYTES)?;
+    parse(&source.text, source.format)
 }
 
-/// Parses and checks a trace document.
+/// Parses and checks a trace document (nested at most [`source::MAX_NESTING`] deep).
 ///
 /// # Errors
 ///
 /// A [`TraceError`] naming the first field at fault.
 pub fn parse(text: &str, format: Format) -> Result<Trace, TraceError> {
+    check_nesting(text, format)?;
     let raw = match format {
         Format::Json => parse_json(text)?,
         Format::Yaml => parse_yaml(text)?,
@@ -179,20 +185,24 @@ pub fn parse(text: &str, format: Format) -> Result<Trace, TraceError> {
     convert_trace(raw)
 }
 
-/// A checked standalone HorizontalPodAutoscaler manifest (`hpa validate`, `hpa simulate`): the
-/// trace's `hpa` object in a file of its own, parsed as strictly (unknown fields, duplicate
-/// keys) and validated as the API server would. Error paths have no `hpa.` prefix
-/// (`spec.minReplicas`, as `kubectl apply` reports them). Unlike in a trace, `metadata.name` and
-/// `spec.scaleTargetRef` are required, as for any object sent to the API server.
+/// A checked standalone HorizontalPodAutoscaler manifest (`hpa validate`, `hpa simulate`): an
+/// object of any API version served for it, parsed as strictly as a trace's `hpa` (unknown
+/// fields, duplicate keys, and the value types of `metadata` and `status` too), converted to
+/// `autoscaling/v2` and validated as the API server would. Error paths have no `hpa.` prefix
+/// (`spec.minReplicas`, as `kubectl apply` reports them). Unlike in a trace, `metadata.name`
+/// and `spec.scaleTargetRef` are required, as for any object sent to the API server.
 #[derive(Clone, Debug)]
 pub struct Manifest {
     /// `metadata.name` (empty when only `generateName` is set).
     pub name: String,
+    /// The API version the object was written in.
+    pub api_version: ApiVersion,
     spec: OwnedSpec,
 }
 
-/// Reads and checks the manifest at `path` (YAML or JSON by its extension, see
-/// [`Format::from_path`]); `settings.scale_to_zero` is the HPAScaleToZero gate of validation.
+/// Reads and checks the one HorizontalPodAutoscaler of the manifest file at `path` (YAML or
+/// JSON by its extension, see [`Format::from_path`]; `-` reads standard input);
+/// `settings.scale_to_zero` is the HPAScaleToZero gate of validation.
 ///
 /// # Errors
 ///
@@ -210,13 +220,18 @@ pub fn load_manifest(path: &Path, settings: &Settings) -> Result<Manifest, Trace
 ///
 /// Every [`TraceError`], in order; never an empty list.
 pub fn load_manifest_all(path: &Path, settings: &Settings) -> Result<Manifest, Vec<TraceError>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        vec![TraceError::new(
-            "",
-            format!("cannot read {}: {e}", path.display()),
-        )]
-    })?;
-    parse_manifest_all(&text, Format::from_path(path), settings)
+    let source = read_source(path, MAX_MANIFEST_BYTES).map_err(|e| vec![e])?;
+    parse_manifest_all(&source.text, source.format, settings)
+}
+
+/// Reads every object of the manifest file at `path` (see [`parse_manifests`]).
+///
+/// # Errors
+///
+/// The file cannot be read, or a document in it cannot be parsed at all.
+pub fn load_manifests(path: &Path, settings: &Settings) -> Result<Vec<Entry>, TraceError> {
+    let source = read_source(path, MAX_MANIFEST_BYTES)?;
+    parse_manifests(&source.text, source.format, settings)
 }
 
 /// Parses and checks a manifest document (see [`Manifest`]).
@@ -232,7 +247,8 @@ pub fn parse_manifest(
     parse_manifest_all(text, format, settings).map_err(first_error)
 }
 
-/// [`parse_manifest`] reporting every error (see [`load_manifest_all`]).
+/// [`parse_manifest`] reporting every error (see [`load_manifest_all`]): the text must hold
+/// exactly one HorizontalPodAutoscaler (objects of other kinds are skipped).
 ///
 /// # Errors
 ///
@@ -242,12 +258,49 @@ pub fn parse_manifest_all(
     format: Format,
     settings: &Settings,
 ) -> Result<Manifest, Vec<TraceError>> {
-    let raw: RawHpa = match format {
-        Format::Json => parse_json(text),
-        Format::Yaml => parse_yaml(text),
+    let entries = parse_manifests(text, format, settings).map_err(|e| vec![e])?;
+    let mut skipped = Vec::new();
+    let mut hpas = Vec::new();
+    for entry in entries {
+        match entry.outcome {
+            Outcome::Skipped { ref kind } => skipped.push(format!("a {kind}")),
+            _ => hpas.push(entry),
+        }
     }
-    .map_err(|e| vec![e])?;
-    convert_manifest(raw, settings)
+    let several = hpas.len() > 1;
+    match (hpas.pop(), several) {
+        (None, _) => {
+            let found = if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" (found {})", skipped.join(", "))
+            };
+            Err(vec![TraceError::new(
+                "",
+                format!("no HorizontalPodAutoscaler{found}"),
+            )])
+        }
+        (Some(last), true) => Err(vec![TraceError::new(
+            "",
+            format!(
+                "{} HorizontalPodAutoscalers (the last is {}); one is needed here",
+                hpas.len() + 1,
+                last.label()
+            ),
+        )]),
+        (Some(entry), false) => match entry.outcome {
+            Outcome::Valid { manifest, .. } => Ok(*manifest),
+            Outcome::Invalid(errors) if entry.place.is_empty() => Err(errors),
+            Outcome::Invalid(errors) => {
+                let place = entry.place;
+                Err(errors
+                    .into_iter()
+                    .map(|e| TraceError::new(format!("{place}: {}", e.path), e.message))
+                    .collect())
+            }
+            Outcome::Skipped { .. } => Err(vec![TraceError::new("", "no HorizontalPodAutoscaler")]),
+        },
+    }
 }
 
 /// The first of a list of errors that is never empty.

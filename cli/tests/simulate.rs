@@ -359,7 +359,7 @@ fn manifest_and_flag_errors_are_reported_before_anything_runs() {
         &d,
         &["--hpa", "typo.yaml", "--load", "load.csv"],
         "typo.yaml: spec.maxReplica: unknown field `maxReplica`, expected one of `scaleTargetRef`, \
-         `minReplicas`, `maxReplicas`, `metrics`, `behavior`, `syncPeriodSeconds` at line 7 column 3",
+         `minReplicas`, `maxReplicas`, `metrics`, `behavior` at line 7 column 3",
     );
     write(&d, "hpa.yaml", CPU_HPA);
     // The comparison manifest is checked as strictly.
@@ -663,4 +663,119 @@ fn replay_prints_events_and_explanations_on_request() {
         &root,
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn times_and_periods_at_the_integer_limits_do_not_panic() {
+    let d = dir("limits");
+    write(&d, "hpa.yaml", CPU_HPA);
+    write(&d, "load.csv", CPU_LOAD);
+    // A period longer than the load is one evaluation.
+    let out = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--sync-period",
+            "9223372036854775s",
+            "--no-events",
+        ],
+        &d,
+    );
+    stdout_of(&out);
+    write(
+        &d,
+        "far.csv",
+        "time,cpu\n0,1\n9223372036854775,2\n9223372036854775.807,2\n",
+    );
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "far.csv"],
+        "far.csv: 2562047788015:12:55.807 at a 15s sync period is 614891469123652 \
+         evaluations; at most 5000000 are supported",
+    );
+}
+
+#[test]
+fn one_column_does_not_feed_every_metric_of_a_multi_metric_hpa() {
+    let d = dir("one-column");
+    let two = CPU_HPA.replace(
+        "  behavior:",
+        "    - type: Resource\n      resource: {name: memory, target: {type: Utilization, \
+         averageUtilization: 50}}\n  behavior:",
+    );
+    write(&d, "hpa.yaml", &two);
+    write(&d, "load.csv", CPU_LOAD);
+    rejected(
+        &d,
+        &["--hpa", "hpa.yaml", "--load", "load.csv"],
+        "hpa.yaml: load.csv has no column for spec.metrics[1] (memory resource utilization \
+         (percentage of request)): add a column named `memory` or `metrics[1]` (columns: cpu)",
+    );
+}
+
+#[test]
+fn scaling_from_zero_shows_no_sentinel_average() {
+    let root = repo();
+    let d = dir("from-zero");
+    write(
+        &d,
+        "load.csv",
+        "time,queue_length\n0,0\n600,0\n600,100\n900,100\n",
+    );
+    let manifest = root.join("examples/manifests/queue.yaml");
+    let out = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            manifest.to_str().unwrap(),
+            "--load",
+            "load.csv",
+            "--initial-replicas",
+            "1",
+            "--explain",
+            "--plot",
+            "plot.svg",
+        ],
+        &d,
+    );
+    let text = stdout_of(&out);
+    assert!(!text.contains("9223372036854775807"), "{text}");
+    assert!(text.contains("average over no pods"), "{text}");
+    let svg = std::fs::read_to_string(d.join("plot.svg")).unwrap();
+    assert!(!svg.contains("9223372036854775"), "a sentinel on the plot");
+}
+
+#[test]
+fn plots_name_each_metric_by_its_source() {
+    let d = dir("titles");
+    let object = CPU_HPA.replace(
+        "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n",
+        "    - type: Object\n      object:\n        describedObject: {apiVersion: networking.k8s.io/v1, \
+         kind: Ingress, name: main}\n        metric: {name: rps}\n        target: {type: \
+         AverageValue, averageValue: \"100\"}\n",
+    );
+    assert_ne!(object, CPU_HPA);
+    write(&d, "hpa.yaml", &object);
+    write(&d, "load.csv", "time,rps\n0,100\n300,400\n");
+    let out = hpa(
+        &[
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--plot",
+            "p.svg",
+            "--no-events",
+        ],
+        &d,
+    );
+    stdout_of(&out);
+    let svg = std::fs::read_to_string(d.join("p.svg")).unwrap();
+    // Upstream's own name for this metric is "external metric rps(...)".
+    assert!(svg.contains("object metric rps of Ingress/main"), "{svg}");
+    assert!(!svg.contains("external metric"));
 }

@@ -147,8 +147,8 @@ fn api_validation_errors_have_field_paths() {
         ),
         (
             "version",
-            "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: x}\n".to_owned(),
-            "apiVersion: Unsupported value: \"autoscaling/v1\": supported values: \"autoscaling/v2\"",
+            "apiVersion: autoscaling/v3\nkind: HorizontalPodAutoscaler\nmetadata: {name: x}\n".to_owned(),
+            "apiVersion: Unsupported value: \"autoscaling/v3\": supported values: \"autoscaling/v1\", \"autoscaling/v2\"",
         ),
     ];
     for (name, text, expected) in cases {

@@ -21,12 +21,13 @@ use hpa::validation::ValidationError;
 use self::controller::convert_controller;
 use self::spec::{checked_spec, checked_spec_all};
 use self::steps::convert_step;
-use super::raw::{RawHpa, RawObjectRef, RawTrace};
+use super::raw::{RawObjectRef, RawTrace, RawTraceHpa};
 use super::strict::QuantityText;
+use super::versions::{ApiVersion, RawHpa};
 use super::{Manifest, Trace, TraceError};
 
 /// Upstream's `field.NotSupported` message (for `apiVersion` and `kind`).
-fn not_supported(value: &str, supported: &[&str]) -> String {
+pub(super) fn not_supported(value: &str, supported: &[&str]) -> String {
     let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
     format!(
         "Unsupported value: {value:?}: supported values: {}",
@@ -34,12 +35,14 @@ fn not_supported(value: &str, supported: &[&str]) -> String {
     )
 }
 
-/// `apiVersion` and `kind`, when present, name an autoscaling/v2 HorizontalPodAutoscaler.
-fn check_type_meta(hpa: &RawHpa, prefix: &str) -> Result<(), TraceError> {
+/// A trace's `hpa.apiVersion` and `hpa.kind`, when present, name an autoscaling/v2
+/// HorizontalPodAutoscaler (docs/spec/trace-format.md#rule-20); a manifest's are looked at
+/// before it is parsed ([`super::manifests`]).
+fn check_type_meta(hpa: &RawTraceHpa) -> Result<(), TraceError> {
     if let Some(api_version) = hpa.api_version.as_deref() {
         if api_version != "autoscaling/v2" {
             return Err(TraceError::new(
-                format!("{prefix}apiVersion"),
+                format!("{TRACE_PREFIX}apiVersion"),
                 not_supported(api_version, &["autoscaling/v2"]),
             ));
         }
@@ -47,7 +50,7 @@ fn check_type_meta(hpa: &RawHpa, prefix: &str) -> Result<(), TraceError> {
     if let Some(kind) = hpa.kind.as_deref() {
         if kind != "HorizontalPodAutoscaler" {
             return Err(TraceError::new(
-                format!("{prefix}kind"),
+                format!("{TRACE_PREFIX}kind"),
                 not_supported(kind, &["HorizontalPodAutoscaler"]),
             ));
         }
@@ -60,7 +63,7 @@ fn check_type_meta(hpa: &RawHpa, prefix: &str) -> Result<(), TraceError> {
 pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
     let settings = convert_controller(raw.controller.unwrap_or_default())?;
     let hpa = raw.hpa;
-    check_type_meta(&hpa, TRACE_PREFIX)?;
+    check_type_meta(&hpa)?;
     let name = hpa.metadata.and_then(|m| m.name).unwrap_or_default();
     let scaled_to_zero = hpa
         .status
@@ -69,7 +72,7 @@ pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
         .iter()
         .any(|c| c.type_.as_deref() == Some("ScaledToZero") && c.status.as_deref() == Some("True"));
 
-    let spec = checked_spec(hpa.spec.unwrap_or_default(), &settings, TRACE_PREFIX)?;
+    let spec = checked_spec(hpa.spec.unwrap_or_default().into(), &settings, TRACE_PREFIX)?;
     // After API defaulting an empty `metrics` is one cpu Resource metric.
     let metric_types: Vec<MetricSourceType> = if spec.metrics.is_empty() {
         vec![MetricSourceType::Resource]
@@ -118,13 +121,13 @@ pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
     })
 }
 
-/// A standalone manifest ([`Manifest`]): its type meta, a name, a scale target reference (an
-/// absent one is validated as empty), then the spec with every validation error.
+/// A standalone manifest ([`Manifest`]), in `autoscaling/v2` (converted from the version it
+/// was written in): a name, a scale target reference (an absent one is validated as empty),
+/// then the spec with every validation error.
 pub(super) fn convert_manifest(
     raw: RawHpa,
     settings: &Settings,
 ) -> Result<Manifest, Vec<TraceError>> {
-    check_type_meta(&raw, "").map_err(|e| vec![e])?;
     let metadata = raw.metadata;
     let has_generate_name = metadata.as_ref().is_some_and(|m| m.generate_name.is_some());
     let name = metadata.and_then(|m| m.name).unwrap_or_default();
@@ -140,7 +143,11 @@ pub(super) fn convert_manifest(
         .scale_target_ref
         .get_or_insert_with(RawObjectRef::default);
     let spec = checked_spec_all(raw_spec, settings, "")?;
-    Ok(Manifest { name, spec })
+    Ok(Manifest {
+        name,
+        api_version: ApiVersion::V2,
+        spec,
+    })
 }
 
 /// Field paths of the HPA inside a trace start with `hpa.`; a standalone manifest's have no

@@ -14,10 +14,11 @@ use super::strict::{objects_only, AnyValue, NumberText, QuantityText, StrictMap}
 
 objects_only! {
     RawTrace => "a trace object",
-    RawHpa => "an autoscaling/v2 HorizontalPodAutoscaler object",
+    RawTraceHpa => "an autoscaling/v2 HorizontalPodAutoscaler object",
     RawObjectMeta => "an ObjectMeta object",
     RawStatus => "a HorizontalPodAutoscalerStatus object",
     RawCondition => "a HorizontalPodAutoscalerCondition object",
+    RawTraceSpec => "a HorizontalPodAutoscalerSpec object",
     RawSpec => "a HorizontalPodAutoscalerSpec object",
     RawObjectRef => "a CrossVersionObjectReference object",
     RawMetricSpec => "a MetricSpec object",
@@ -44,23 +45,25 @@ objects_only! {
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct RawTrace {
-    pub(super) hpa: RawHpa,
+    pub(super) hpa: RawTraceHpa,
     pub(super) controller: Option<RawController>,
     pub(super) steps: Vec<RawStep>,
 }
 
-/// `hpa`: an `autoscaling/v2` HorizontalPodAutoscaler object.
+/// `hpa`: an `autoscaling/v2` HorizontalPodAutoscaler object, with the format's own leniency
+/// (`metadata` and `status` values of any type, `spec.syncPeriodSeconds`); a standalone
+/// manifest is read as the API server reads it instead ([`super::objects::RawHpa`]).
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct RawHpa {
+pub(super) struct RawTraceHpa {
     pub(super) api_version: Option<String>,
     pub(super) kind: Option<String>,
     pub(super) metadata: Option<RawObjectMeta>,
-    pub(super) spec: Option<RawSpec>,
+    pub(super) spec: Option<RawTraceSpec>,
     pub(super) status: Option<RawStatus>,
 }
 
-/// `metadata`: ObjectMeta's field names, any values (only `name` is used).
+/// `metadata` of a trace's `hpa`: ObjectMeta's field names, any values (only `name` is used).
 #[derive(Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // The other fields are accepted for the schema's sake and ignored.
@@ -108,17 +111,41 @@ pub(super) struct RawCondition {
     pub(super) message: Option<AnyValue>,
 }
 
-/// `HorizontalPodAutoscalerSpec`.
+/// `hpa.spec` of a trace: `HorizontalPodAutoscalerSpec` and the format's `syncPeriodSeconds`.
 #[derive(Deserialize, Default)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)] // `syncPeriodSeconds` is ignored (docs/spec/trace-format.md#rule-20).
-pub(super) struct RawSpec {
+pub(super) struct RawTraceSpec {
     pub(super) scale_target_ref: Option<RawObjectRef>,
     pub(super) min_replicas: Option<i32>,
     pub(super) max_replicas: Option<i32>,
     pub(super) metrics: Option<Vec<RawMetricSpec>>,
     pub(super) behavior: Option<RawBehavior>,
     pub(super) sync_period_seconds: Option<AnyValue>,
+}
+
+impl From<RawTraceSpec> for RawSpec {
+    fn from(spec: RawTraceSpec) -> Self {
+        RawSpec {
+            scale_target_ref: spec.scale_target_ref,
+            min_replicas: spec.min_replicas,
+            max_replicas: spec.max_replicas,
+            metrics: spec.metrics,
+            behavior: spec.behavior,
+        }
+    }
+}
+
+/// `HorizontalPodAutoscalerSpec` of `autoscaling/v2`, as the API server reads it (a standalone
+/// manifest; what the other API versions convert into).
+#[derive(Deserialize, Default)]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct RawSpec {
+    pub(super) scale_target_ref: Option<RawObjectRef>,
+    pub(super) min_replicas: Option<i32>,
+    pub(super) max_replicas: Option<i32>,
+    pub(super) metrics: Option<Vec<RawMetricSpec>>,
+    pub(super) behavior: Option<RawBehavior>,
 }
 
 /// `CrossVersionObjectReference`.
@@ -131,7 +158,7 @@ pub(super) struct RawObjectRef {
 }
 
 /// `MetricSpec`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct RawMetricSpec {
     #[serde(rename = "type")]
@@ -225,7 +252,7 @@ pub(super) struct RawBehavior {
 }
 
 /// `HPAScalingRules`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct RawRules {
     pub(super) stabilization_window_seconds: Option<i32>,

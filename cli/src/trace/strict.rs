@@ -67,9 +67,19 @@ fn serde_path(path: &serde_path_to_error::Path) -> String {
 }
 
 pub(super) fn parse_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, TraceError> {
+    parse_json_seed(text, PhantomData::<T>)
+}
+
+/// [`parse_json`] with a seed (an API version chosen by a first look at the document).
+pub(super) fn parse_json_seed<S, V>(text: &str, seed: S) -> Result<V, TraceError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = V>,
+{
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw: T = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| TraceError::new(serde_path(e.path()), e.inner().to_string()))?;
+    let mut track = serde_path_to_error::Track::new();
+    let raw = seed
+        .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track))
+        .map_err(|e| TraceError::new(serde_path(&track.path()), e.to_string()))?;
     de.end()
         .map_err(|e| TraceError::new("", format!("after the document: {e}")))?;
     Ok(raw)
@@ -80,20 +90,42 @@ pub(super) fn parse_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, 
 /// `deserialize_str`, which keeps quantities and numbers exact). `serde_yaml_ng` 0.10 would
 /// work too; `serde_norway` was picked for staying closest to the code the ecosystem used.
 pub(super) fn parse_yaml<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, TraceError> {
+    parse_yaml_seed(text, None, PhantomData::<T>)
+}
+
+/// [`parse_yaml`] with a seed, of the whole text (one document) or of its `document`th one
+/// (counted from 0, in a stream of `---`-separated documents).
+pub(super) fn parse_yaml_seed<S, V>(
+    text: &str,
+    document: Option<usize>,
+    seed: S,
+) -> Result<V, TraceError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = V>,
+{
     let _yaml = YamlScalars::enter();
-    let de = serde_norway::Deserializer::from_str(text);
-    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
-        let path = serde_path(e.path());
-        let message = e.inner().to_string();
-        // serde_norway prefixes its own path ("steps[0].at: ..."); keep a single one.
-        let message = match message.split_once(": ") {
-            Some((head, rest)) if !head.is_empty() && !head.contains(char::is_whitespace) => {
-                rest.to_owned()
-            }
-            _ => message,
-        };
-        TraceError::new(path, message)
-    })
+    let de = match document {
+        None => serde_norway::Deserializer::from_str(text),
+        Some(i) => serde_norway::Deserializer::from_str(text)
+            .nth(i)
+            .ok_or_else(|| TraceError::new("", format!("no YAML document {}", i + 1)))?,
+    };
+    let mut track = serde_path_to_error::Track::new();
+    seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track))
+        .map_err(|e| yaml_error(&track.path(), &e))
+}
+
+/// A YAML error at `path`, without the path serde_norway writes into its own message.
+pub(super) fn yaml_error(path: &serde_path_to_error::Path, e: &serde_norway::Error) -> TraceError {
+    let message = e.to_string();
+    // serde_norway prefixes its own path ("steps[0].at: ..."); keep a single one.
+    let message = match message.split_once(": ") {
+        Some((head, rest)) if !head.is_empty() && !head.contains(char::is_whitespace) => {
+            rest.to_owned()
+        }
+        _ => message,
+    };
+    TraceError::new(serde_path(path), message)
 }
 
 /// The exact text of a quantity: a string, or a number's decimal text.
