@@ -141,9 +141,132 @@ impl World {
     }
 }
 
-/// The bytes of a value (an autoscaler, a decision), to compare.
+/// The bytes of a value without padding (an autoscaler: its state is padding-free, asserted
+/// in ffi/src/autoscaler.rs, and the rest of its storage is the caller's), to compare.
 pub fn bytes<T>(v: &T) -> Vec<u8> {
     // SAFETY: reading the bytes of a live value.
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
         .to_vec()
+}
+
+/// A decision's fields as numbers (text arrays a number per byte), to compare decisions
+/// without reading the struct's padding. The destructuring lists every field: a new one fails
+/// to compile here until it is compared too.
+pub fn decision_fields(d: &hpa_decision) -> Vec<i64> {
+    let hpa_decision {
+        at_ms,
+        current_replicas,
+        desired_replicas,
+        rescale,
+        rescale_reason,
+        has_proposal,
+        proposal,
+        has_stabilized,
+        stabilized,
+        limited_by,
+        history_overflowed,
+        invalid_metrics,
+        metrics_len,
+        conditions_len,
+        reason,
+        metrics_error,
+        metrics,
+        conditions,
+    } = d;
+    let mut v = vec![
+        *at_ms,
+        (*current_replicas).into(),
+        (*desired_replicas).into(),
+        (*rescale).into(),
+        (*rescale_reason).into(),
+        (*has_proposal).into(),
+        (*proposal).into(),
+        (*has_stabilized).into(),
+        (*stabilized).into(),
+        (*limited_by).into(),
+        (*history_overflowed).into(),
+        (*invalid_metrics).into(),
+        *metrics_len as i64,
+        *conditions_len as i64,
+    ];
+    text(&mut v, reason);
+    text(&mut v, metrics_error);
+    for m in metrics {
+        let hpa_metric_result {
+            outcome,
+            source,
+            replicas,
+            within_tolerance,
+            reading,
+            has_current_average_utilization,
+            current_average_utilization,
+            has_current_average_value,
+            has_current_value,
+            current_average_value_milli,
+            current_value_milli,
+            current_average_value_text,
+            current_value_text,
+            error_reason,
+            name,
+            error,
+        } = m;
+        v.extend([
+            (*outcome).into(),
+            (*source).into(),
+            (*replicas).into(),
+            (*within_tolerance).into(),
+            (*reading).into(),
+            (*has_current_average_utilization).into(),
+            (*current_average_utilization).into(),
+            (*has_current_average_value).into(),
+            (*has_current_value).into(),
+            *current_average_value_milli,
+            *current_value_milli,
+            (*error_reason).into(),
+        ]);
+        text(&mut v, current_average_value_text);
+        text(&mut v, current_value_text);
+        text(&mut v, name);
+        text(&mut v, error);
+    }
+    conditions_fields(&mut v, conditions);
+    v
+}
+
+/// A scaling status's fields as numbers, as [`decision_fields`].
+pub fn status_fields(s: &hpa_scaling_status) -> Vec<i64> {
+    let hpa_scaling_status {
+        desired_replicas,
+        has_last_scale_time,
+        last_scale_time_ms,
+        rescale_pending,
+        conditions_len,
+        conditions,
+    } = s;
+    let mut v = vec![
+        (*desired_replicas).into(),
+        (*has_last_scale_time).into(),
+        *last_scale_time_ms,
+        (*rescale_pending).into(),
+        *conditions_len as i64,
+    ];
+    conditions_fields(&mut v, conditions);
+    v
+}
+
+fn text(v: &mut Vec<i64>, t: &[c_char]) {
+    v.extend(t.iter().map(|&c| i64::from(c)));
+}
+
+fn conditions_fields(v: &mut Vec<i64>, conditions: &[hpa_condition]) {
+    for c in conditions {
+        let hpa_condition {
+            r#type,
+            status,
+            reason,
+            message,
+        } = c;
+        v.extend::<[i64; 3]>([(*r#type).into(), (*status).into(), (*reason).into()]);
+        text(v, message);
+    }
 }
