@@ -60,6 +60,7 @@ mod decision;
 mod enums;
 mod error;
 mod observation;
+mod padded;
 mod quantity;
 mod raw;
 mod resolve;
