@@ -84,7 +84,7 @@ impl World {
                 "min flag"
             }
             9 => {
-                self.up.select_policy = invalid(rng, hpa_select_policy::Disabled as u32 + 1);
+                self.up[0].select_policy = invalid(rng, hpa_select_policy::Disabled as u32 + 1);
                 "select policy"
             }
             10 => {
@@ -92,15 +92,15 @@ impl World {
                 "policy type"
             }
             11 => {
-                self.settings.arithmetic = invalid(rng, hpa_arithmetic::Exact as u32 + 1);
+                self.settings[0].arithmetic = invalid(rng, hpa_arithmetic::Exact as u32 + 1);
                 "arithmetic"
             }
             12 => {
-                self.settings.tolerance.mantissa = -1 - rng.below(100) as i64;
+                self.settings[0].tolerance.mantissa = -1 - rng.below(100) as i64;
                 "negative tolerance"
             }
             13 => {
-                self.settings.cpu_initialization_period_ms = -1;
+                self.settings[0].cpu_initialization_period_ms = -1;
                 "negative period"
             }
             14 => {
@@ -395,8 +395,8 @@ fn outputs_over_any_input_are_refused() {
                 }
                 6 => w.containers[0].requests = place(ws, w.containers[0].requests, 1),
                 7 => w.config.metrics = place(ws, w.config.metrics, 3),
-                8 => w.up.policies = place(ws, w.up.policies, 1),
-                9 => w.behavior.scale_up = place(ws, w.behavior.scale_up, 1),
+                8 => w.up[0].policies = place(ws, w.up[0].policies, 1),
+                9 => w.behavior[0].scale_up = place(ws, w.behavior[0].scale_up, 1),
                 10 => w.config.behavior = place(ws, w.config.behavior, 1),
                 11 => w.config.settings = place(ws, w.config.settings, 1),
                 12 => w.pods[4].name.ptr = place(ws, w.pods[4].name.ptr, 3),

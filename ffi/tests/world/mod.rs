@@ -21,9 +21,12 @@ pub fn s(text: &'static str) -> hpa_str {
 pub struct World {
     pub metrics: Vec<hpa_metric>,
     pub policies: Vec<hpa_scaling_policy>,
-    pub up: Box<hpa_scaling_rules>,
-    pub behavior: Box<hpa_behavior>,
-    pub settings: Box<hpa_settings>,
+    // One-element vectors rather than boxes: the pointers the config holds are the vectors'
+    // own (`as_ptr`), which stay valid when a test writes an element (a pointer made from a
+    // box's reference would not, under Rust's aliasing rules, which Miri checks).
+    pub up: Vec<hpa_scaling_rules>,
+    pub behavior: Vec<hpa_behavior>,
+    pub settings: Vec<hpa_settings>,
     pub config: hpa_config,
     pub requests: Vec<hpa_resource_request>,
     pub containers: Vec<hpa_container>,
@@ -62,9 +65,9 @@ impl World {
                 };
                 2
             ],
-            up: Box::new(zeroed()),
-            behavior: Box::new(zeroed()),
-            settings: Box::new(zeroed()),
+            up: vec![zeroed()],
+            behavior: vec![zeroed()],
+            settings: vec![zeroed()],
             config: zeroed(),
             requests: vec![
                 hpa_resource_request {
@@ -93,19 +96,19 @@ impl World {
         w.metrics[2].name = s("queue");
         w.metrics[2].target.r#type = hpa_metric_target_type::Value as u32;
         w.metrics[2].target.value_milli = 20_000;
-        w.up.policies = w.policies.as_ptr();
-        w.up.policies_len = 1;
-        w.behavior.scale_up = &*w.up;
+        w.up[0].policies = w.policies.as_ptr();
+        w.up[0].policies_len = 1;
+        w.behavior[0].scale_up = w.up.as_ptr();
         // SAFETY: a valid pointer to writable settings.
         assert_eq!(
-            unsafe { hpa_settings_default(&mut *w.settings) },
+            unsafe { hpa_settings_default(w.settings.as_mut_ptr()) },
             hpa_status::Ok
         );
         w.config.max_replicas = 30;
         w.config.metrics = w.metrics.as_ptr();
         w.config.metrics_len = 3;
-        w.config.behavior = &*w.behavior;
-        w.config.settings = &*w.settings;
+        w.config.behavior = w.behavior.as_ptr();
+        w.config.settings = w.settings.as_ptr();
         w.containers[0].name = s("app");
         w.containers[0].requests = w.requests.as_ptr();
         w.containers[0].requests_len = 1;
