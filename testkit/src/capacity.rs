@@ -41,11 +41,7 @@ pub static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
 )];
 
 /// A spec of [`METRICS`] (what [`closed_loop`] observes) with these bounds and behavior.
-pub fn spec(
-    min_replicas: i32,
-    max_replicas: i32,
-    behavior: Option<Behavior<'static>>,
-) -> HpaSpec<'static> {
+pub fn spec(min_replicas: i32, max_replicas: i32, behavior: Option<Behavior<'_>>) -> HpaSpec<'_> {
     HpaSpec {
         min_replicas: Some(min_replicas),
         max_replicas,
