@@ -91,13 +91,15 @@ fn restart(b: &mut hpa_autoscaler, last: i64, rng: &mut Rng) -> i64 {
 fn random_runs_restored_at_random_points_decide_as_uninterrupted() {
     let mut rng = Rng::new(0x5EED_5A4E);
     let (mut decisions, mut restores, mut failures) = (0, 0, 0);
-    for _run in 0..12 {
+    // Under Miri, which interprets every call, one short run (docs/testing.md#miri).
+    let (runs, steps) = if cfg!(miri) { (1, 6) } else { (12, 120) };
+    for _run in 0..runs {
         let mut a = new_autoscaler();
         let mut b = new_autoscaler();
         let mut da: Box<hpa_decision> = Box::new(zeroed());
         let mut db: Box<hpa_decision> = Box::new(zeroed());
         let (mut t, mut shift) = (0_i64, 0_i64);
-        for _step in 0..120 {
+        for _step in 0..steps {
             t += 15_000 + rng.below(30_000) as i64;
             let mut w = World::new(rng.below(12) as usize, &mut rng);
             w.obs.now_ms = t;
