@@ -13,7 +13,7 @@ use hpa::snapshot::{RestoreError, Snapshot};
 use hpa::{Autoscaler, Instant};
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, decision_fields, new_autoscaler, s, status_fields, zeroed, World};
+use world::{bytes, decision_fields, new_autoscaler, status_fields, zeroed, World};
 
 fn save(a: &hpa_autoscaler, now: i64) -> Vec<u8> {
     let mut buf = vec![0; HPA_SNAPSHOT_MAX_BYTES];
@@ -164,10 +164,15 @@ fn random_runs_restored_at_random_points_decide_as_uninterrupted() {
         }
     }
     println!("{decisions} decisions, {restores} restores, {failures} failed rescales");
-    assert!(restores > 100 && failures > 20);
+    // The full size exercises both often; Miri's one short run only some.
+    assert!(cfg!(miri) || restores > 100 && failures > 20);
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "over 5 minutes under Miri: it needs a history larger than the rings (600 entries)"
+)]
 fn core_snapshots_restore_and_what_does_not_fit_is_refused() {
     // Every committed format version of the core, whose annex is empty: no messages.
     let v1 = std::fs::read(
@@ -225,12 +230,17 @@ fn text(chars: &[std::ffi::c_char]) -> String {
 #[test]
 fn the_longest_messages_fit_the_bound() {
     let mut rng = Rng::new(7);
-    let long: &'static str = Box::leak("x".repeat(700).into_boxed_str());
+    // Owned, not leaked: Miri reports leaks.
+    let long = "x".repeat(700);
+    let long_str = hpa_str {
+        ptr: long.as_ptr().cast(),
+        len: long.len(),
+    };
     let mut w = World::new(4, &mut rng);
     // Every metric fails with a long error: ScalingActive says so, cut to its array.
     for v in &mut w.values[..3] {
         v.kind = hpa_values_kind::Error as u32;
-        v.error = s(long);
+        v.error = long_str;
     }
     let mut a = new_autoscaler();
     let mut d: Box<hpa_decision> = Box::new(zeroed());
