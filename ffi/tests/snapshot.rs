@@ -92,7 +92,7 @@ fn random_runs_restored_at_random_points_decide_as_uninterrupted() {
     let mut rng = Rng::new(0x5EED_5A4E);
     let (mut decisions, mut restores, mut failures) = (0, 0, 0);
     // Under Miri, which interprets every call, one short run (docs/testing.md#miri).
-    let (runs, steps) = if cfg!(miri) { (1, 6) } else { (12, 120) };
+    let (runs, steps) = if cfg!(miri) { (1, 3) } else { (12, 120) };
     for _run in 0..runs {
         let mut a = new_autoscaler();
         let mut b = new_autoscaler();
