@@ -3,49 +3,19 @@
 //! unbounded lists; when it does not, the engine folds the oldest entries into a conservative
 //! summary and says so in `Decision::history_overflowed`.
 //!
-//! The reference is an `Autoscaler<REFERENCE, REFERENCE>` (32 KiB rings): with steps at least
-//! one second apart it never folds anything (3600 s and 1800 s of history at most, entries of at
-//! most 4 bytes here; checked at every step), and the conformance suite shows the engine equals
-//! upstream whenever nothing is folded. A small autoscaler and the reference see
-//! identical observations; the small one's decisions drive the loop (its replica count is
-//! applied and reported with `rescale_succeeded`), as they would in a real deployment.
-//!
-//! Why the small one drives: a scale event records the change the caller applied. If the
-//! reference's decision were applied instead, the small one's `rescale_succeeded` would record
-//! its own (different) change, and no public API can record another change into it without
-//! losing its folded summary. The reference, which never folds, can be brought in line: when
-//! the two decisions differ, its history is reloaded with `History::load` from its own
-//! recommendations and the scale events that really happened, and its status is set to the
-//! small one's. So at every step the reference is "upstream, given the same past".
-//!
-//! Asserted at every step:
+//! The randomized runs drive a small autoscaler and a reference that never folds through one
+//! closed loop, `testkit::capacity::closed_loop`, which asserts at every step:
 //! (a) `history_overflowed == false` => the small decision equals the reference's (desired
 //!     replicas, rescale, reason, proposal, stabilized value, limit, conditions);
 //! (b) `history_overflowed == true` => the small desired count lies between the current count
 //!     and the reference's desired count, inclusive: it never moves further, nor the other way;
-//! and the reference never reports an overflow.
+//! and the reference never reports an overflow (its module docs say why the small one drives).
 
-use hpa::history::{
-    Direction, ScaleEvent, DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES, GUARANTEED_REPLICAS,
-};
-use hpa::spec::{
-    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
-    SelectPolicy,
-};
-use hpa::{Autoscaler, Decision, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
-use hpa::{Quantity, Settings};
+use hpa::history::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES, GUARANTEED_REPLICAS};
+use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
+use hpa::{Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation, Settings};
+use testkit::capacity::{self, closed_loop, summary, Outcome, Stats, StepInput, REFERENCE};
 use testkit::Rng;
-
-/// Ring bytes of the reference autoscaler: far more than its histories ever take.
-const REFERENCE: usize = 1 << 15;
-
-/// One External metric with an AverageValue target of 1 (1000 milli-units): outside the
-/// tolerance band the proposal is `ceil(value / 1000)`
-/// (docs/spec/calculator.md#external-average-value), whatever the pods.
-static METRICS: [MetricSpec<'static>; 1] = [MetricSpec::external(
-    MetricIdentifier::named("queue_length"),
-    MetricTarget::average_value(Quantity::from_milli(1000)),
-)];
 
 const MIN: i32 = 1;
 const MAX: i32 = 40;
@@ -55,13 +25,7 @@ fn spec(behavior: Option<Behavior<'static>>) -> HpaSpec<'static> {
 }
 
 fn spec_up_to(behavior: Option<Behavior<'static>>, max_replicas: i32) -> HpaSpec<'static> {
-    HpaSpec {
-        min_replicas: Some(MIN),
-        max_replicas,
-        metrics: &METRICS,
-        behavior,
-        scale_target_ref: None,
-    }
+    capacity::spec(MIN, max_replicas, behavior)
 }
 
 const fn policy(type_: PolicyType, value: i32, period_seconds: i32) -> ScalingPolicy {
@@ -139,205 +103,6 @@ fn behaviors() -> Vec<(&'static str, Behavior<'static>)> {
             },
         ),
     ]
-}
-
-/// The parts of a decision (a) compares.
-fn summary(d: &Decision<'_>) -> String {
-    format!(
-        "desired={} rescale={} reason={:?} proposal={:?} stabilized={:?} limited_by={:?} conditions={:?}",
-        d.desired_replicas, d.rescale, d.reason, d.proposal, d.stabilized, d.limited_by, d.conditions
-    )
-}
-
-/// What happens to a decided rescale.
-#[derive(Clone, Copy, PartialEq)]
-enum Outcome {
-    Succeeded,
-    Failed,
-    Unreported,
-}
-
-#[derive(Default, Debug)]
-struct Stats {
-    steps: usize,
-    overflowed: usize,
-    /// Overflowed decisions whose desired count differs from the reference's.
-    held_back: usize,
-    /// The most bytes the small autoscaler's rings held after a step.
-    peak_recommendation_bytes: usize,
-    peak_event_bytes: usize,
-    /// The small autoscaler folded some entry.
-    folded: bool,
-}
-
-/// Puts the reference in the state upstream would be in after the caller applied the small
-/// autoscaler's decision: its own recommendations, its scale-event lists with the change that
-/// really happened stored as upstream's `storeScaleEvent` stores it (HPAs with a behavior:
-/// the direction's events before `at - longest period` become outdated, the last outdated
-/// slot is overwritten or the event appended; a forgotten slot is outdated), and the small
-/// one's status.
-fn align_reference<const R: usize, const E: usize>(
-    reference: &mut Autoscaler<REFERENCE, REFERENCE>,
-    small: &Autoscaler<R, E>,
-    hpa: &Hpa<'_>,
-    applied: Option<(i32, Instant)>,
-) {
-    let recommendations: Vec<(i32, Instant)> = reference.history().recommendations().collect();
-    let history = reference.history();
-    let mut lists = [Direction::Up, Direction::Down].map(|d| {
-        history
-            .scale_event_list(d)
-            .collect::<Vec<Option<ScaleEvent>>>()
-    });
-    if let (Some((change, at)), Some(b)) = (applied.filter(|(c, _)| *c != 0), hpa.behavior()) {
-        let (list, rules) = if change > 0 {
-            (&mut lists[0], &b.scale_up)
-        } else {
-            (&mut lists[1], &b.scale_down)
-        };
-        let cutoff = at.millis() - 1000 * i64::from(rules.longest_period_seconds());
-        for e in list.iter_mut().flatten() {
-            e.outdated |= e.at.millis() < cutoff;
-        }
-        let event = Some(ScaleEvent {
-            change: change.abs(),
-            at,
-            outdated: false,
-        });
-        match list.iter().rposition(|e| e.is_none_or(|e| e.outdated)) {
-            Some(i) => list[i] = event,
-            None => list.push(event),
-        }
-    }
-    let [ups, downs] = &lists;
-    reference
-        .load_history(true, &recommendations, ups, downs)
-        .expect("upstream's lists load");
-    *reference.status_mut() = small.status().clone();
-}
-
-/// One step of a closed loop.
-struct StepInput {
-    /// Evaluation time (ms).
-    now: i64,
-    /// The External metric's value (milli-units): `ceil(load / 1000)` replicas outside the band.
-    load: i64,
-    /// A replica count someone else sets before the evaluation (no scale event).
-    set_replicas: Option<i32>,
-    /// What happens to a decided rescale.
-    outcome: Outcome,
-}
-
-/// Drives a small autoscaler and the reference through `steps` inputs from `next`, starting
-/// at `replicas`, and checks (a) and (b) at every step (see the module docs).
-fn closed_loop<const R: usize, const E: usize>(
-    hpa: &Hpa<'_>,
-    settings: &Settings,
-    label: &str,
-    mut replicas: i32,
-    steps: usize,
-    mut next: impl FnMut(usize) -> StepInput,
-) -> Stats {
-    let mut small: Autoscaler<R, E> = Autoscaler::new();
-    let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
-    let mut stats = Stats::default();
-    for step in 0..steps {
-        let StepInput {
-            now,
-            load,
-            set_replicas,
-            outcome,
-        } = next(step);
-        if let Some(r) = set_replicas {
-            replicas = r;
-        }
-        let values = [load];
-        let metrics = [MetricValues::External(&values)];
-        let obs = Observation {
-            now: Instant(now),
-            replicas,
-            status_replicas: replicas,
-            pods: &[],
-            metrics: &metrics,
-        };
-        let s = small.evaluate(hpa, settings, &obs).expect("valid input");
-        let r = reference
-            .evaluate(hpa, settings, &obs)
-            .expect("valid input");
-        let context = || {
-            format!(
-                "{label}, step {step}, now {now} ms, current {replicas}, load {load}\n  small:     {}\n  reference: {}",
-                summary(&s),
-                summary(&r)
-            )
-        };
-        assert!(
-            !r.history_overflowed && !reference.history().has_folded(),
-            "the reference must never fold: {}",
-            context()
-        );
-        stats.steps += 1;
-        if s.history_overflowed {
-            stats.overflowed += 1;
-            let (lo, hi) = (
-                replicas.min(r.desired_replicas),
-                replicas.max(r.desired_replicas),
-            );
-            assert!(
-                (lo..=hi).contains(&s.desired_replicas),
-                "(b) an overflowed decision must lie between the current count and upstream's: {}",
-                context()
-            );
-            if s.desired_replicas != r.desired_replicas {
-                stats.held_back += 1;
-            }
-        } else {
-            assert_eq!(
-                summary(&s),
-                summary(&r),
-                "(a) without overflow the decision must equal upstream's: {}",
-                context()
-            );
-        }
-
-        let same = s.desired_replicas == r.desired_replicas && s.rescale == r.rescale;
-        let applied_change = (s.rescale && outcome == Outcome::Succeeded)
-            .then_some((s.desired_replicas - replicas, Instant(now)));
-        let new_replicas = if applied_change.is_some() {
-            s.desired_replicas
-        } else {
-            replicas
-        };
-        match outcome {
-            Outcome::Succeeded => {
-                small.rescale_succeeded();
-                if same {
-                    reference.rescale_succeeded();
-                }
-            }
-            Outcome::Failed => {
-                small.rescale_failed();
-                if same {
-                    reference.rescale_failed();
-                }
-            }
-            Outcome::Unreported => {}
-        }
-        if !same {
-            align_reference(&mut reference, &small, hpa, applied_change);
-        } else if small.status() != reference.status() {
-            // Only an overflowed decision can leave a different status (e.g. the
-            // stabilization reason); (a) above checked that the decisions are the same
-            // otherwise.
-            *reference.status_mut() = small.status().clone();
-        }
-        replicas = new_replicas;
-        let (recommendation_bytes, event_bytes) = small.history().bytes_used();
-        stats.peak_recommendation_bytes = stats.peak_recommendation_bytes.max(recommendation_bytes);
-        stats.peak_event_bytes = stats.peak_event_bytes.max(event_bytes);
-        stats.folded |= small.history().has_folded();
-    }
-    stats
 }
 
 /// Drives a small autoscaler and the reference through one random sequence.

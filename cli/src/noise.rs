@@ -245,7 +245,7 @@ mod tests {
             let span = noise.span;
             let mut draws = vec![0, 1, span - 1, span, span + 1, u64::MAX, u64::MAX - 1];
             let top = u64::MAX - u64::MAX % span;
-            draws.extend([top - 1, top, top + 1, top - span, u64::MAX / 2]);
+            draws.extend([top - 1, top, top.wrapping_add(1), top - span, u64::MAX / 2]);
             draws.extend((0..200_000).map(|_| input.next()));
             draws.extend((0..2_000).map(|_| input.next() % 4 * span + input.next() % 3));
             for x in draws {

@@ -8,6 +8,7 @@ use hpa::Settings;
 use crate::config::{self, hpa_config, hpa_settings};
 use crate::error::{hpa_field_error, Refusal};
 use crate::observation::{self, hpa_observation, Measure};
+use crate::padded;
 use crate::quantity::write_out;
 use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
@@ -24,8 +25,10 @@ use crate::{HPA_MAX_METRICS, HPA_VERSION_NUMBER};
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn hpa_settings_default(settings_out: *mut hpa_settings) -> hpa_status {
-    // SAFETY: the caller's contract; `write_out` checks NULL and alignment.
-    match unsafe { write_out(settings_out, config::settings_value(&Settings::DEFAULT)) } {
+    let settings = config::settings_value(&Settings::DEFAULT);
+    // SAFETY: the caller's contract; `write_out` checks NULL and alignment, and zero bytes
+    // are an `hpa_settings`.
+    match unsafe { padded::write_out(settings_out, &settings) } {
         Ok(()) => hpa_status::Ok,
         Err(f) => f.status,
     }

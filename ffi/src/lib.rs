@@ -61,6 +61,7 @@ mod enums;
 mod error;
 mod observation;
 mod out;
+mod padded;
 mod quantity;
 mod raw;
 mod resolve;

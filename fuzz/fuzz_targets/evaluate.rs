@@ -11,7 +11,12 @@
 //!   desired >= min(current, proposal) and within the legacy 2x/+4 limit; a Disabled
 //!   direction is never taken;
 //! * the run is deterministic, and an autoscaler cloned mid-sequence continues identically
-//!   (also with tiny history rings, where folding kicks in).
+//!   (also with tiny history rings, where folding kicks in);
+//! * long runs (up to 2,000 evaluations 1 to 30 s apart, loads up to 30,000 replicas' worth)
+//!   fill the default rings: against a reference that never folds
+//!   (`testkit::capacity::closed_loop`), a decision without `history_overflowed` equals the
+//!   reference's, and one with it lies between the current count and the reference's
+//!   (docs/spec/history.md#capacity).
 //!
 //! The owned models and the per-decision checks are `testkit`'s (`model`, `invariants`), which
 //! `tests/invariants.rs` runs on generated sequences too.
@@ -34,8 +39,10 @@ use hpa::Tolerance;
 use hpa::{Arithmetic, Autoscaler, Duration, EvaluateError, Hpa, HpaSpec, Instant};
 use hpa::{Quantity, Settings};
 use libfuzzer_sys::fuzz_target;
+use testkit::capacity::{self, closed_loop, StepInput};
 use testkit::invariants::{check_decision, state};
 use testkit::model::{self, with_observation, BehaviorModel, Outcome, RulesModel};
+use testkit::Rng;
 
 // ---------------------------------------------------------------------------------------------
 // The fuzzer's input
@@ -177,6 +184,22 @@ struct Input {
     start: i64,
     clone_at: u8,
     steps: Vec<Step>,
+    long: Option<LongRun>,
+}
+
+/// A long closed loop on one External metric (`testkit::capacity`), the input's bounds,
+/// behavior and settings.
+#[derive(Arbitrary, Debug)]
+struct LongRun {
+    /// 200 to 2,000 evaluations.
+    evaluations: u16,
+    /// 1 to 30 s between evaluations.
+    period_ms: u16,
+    /// The highest load, in replicas: up to 30,000, beyond the 8,191 the rings guarantee.
+    high: u16,
+    /// How often someone else sets the replica count, in percent.
+    set_percent: u8,
+    seed: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,4 +656,57 @@ fuzz_target!(|input: Input| {
     );
     assert_eq!(first, again, "not deterministic");
     run::<8, 6>(&hpa, &settings, valid, stz, &steps, clone_at);
+    if let Some(long) = &input.long {
+        long_run(&input, &behavior, &settings, long);
+    }
 });
+
+/// The default rings against the reference on a long loop (see the module docs).
+fn long_run(input: &Input, behavior: &Option<BehaviorModel>, settings: &Settings, long: &LongRun) {
+    let min = input.min.unwrap_or(1).clamp(1, 100);
+    let max = input.max.clamp(min, 40_000);
+    let spec = capacity::spec(min, max, behavior.as_ref().map(BehaviorModel::view));
+    // The reference holds 3600 s of history at 1 s (docs/spec/history.md#recommendations keeps
+    // a longer legacy window whole, which it would not hold).
+    let settings = &Settings {
+        downscale_stabilization_window: settings
+            .downscale_stabilization_window
+            .min(Duration::from_secs(3600)),
+        ..*settings
+    };
+    let Ok(hpa) = Hpa::new(&spec, settings) else {
+        return;
+    };
+    let evaluations = 200 + usize::from(long.evaluations) % 1_801;
+    let period = 1_000 + i64::from(long.period_ms) % 29_001;
+    let high = 1 + i64::from(long.high) % 30_000;
+    let set_percent = u64::from(long.set_percent % 101);
+    let mut rng = Rng::new(long.seed);
+    let mut load = rng.range(0, high) * 1000;
+    let mut now = input.start.clamp(-1 << 50, 1 << 50);
+    closed_loop::<DEFAULT_RECOMMENDATION_BYTES, DEFAULT_EVENT_BYTES>(
+        &hpa,
+        settings,
+        "long run",
+        min,
+        evaluations,
+        |_| {
+            now += period;
+            load = if rng.chance(10) {
+                rng.range(0, high) * 1000
+            } else {
+                (load + rng.range(-high * 100, high * 100)).clamp(0, high * 1000)
+            };
+            StepInput {
+                now,
+                load,
+                set_replicas: rng.chance(set_percent).then(|| rng.range32(min, max)),
+                outcome: match rng.below(20) {
+                    0 => capacity::Outcome::Failed,
+                    1 => capacity::Outcome::Unreported,
+                    _ => capacity::Outcome::Succeeded,
+                },
+            }
+        },
+    );
+}

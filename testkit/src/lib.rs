@@ -8,9 +8,13 @@
 //! * [`conformance`]: the upstream-derived vectors (`tests/conformance/`) read into the
 //!   engine's inputs, shared by `tests/conformance.rs` and the firmware, which encodes the same
 //!   cases for the target.
+//! * [`capacity`]: a small autoscaler against a reference that never folds on one closed loop
+//!   (the "conservative when full" promise), shared by `tests/history_capacity.rs`,
+//!   `tests/long_run.rs` and the `evaluate` fuzz target.
 //! * [`snapshot`]: an independent CRC-32 and the resealing of forged snapshots, shared by the
 //!   snapshot tests of the core, the CLI and the fuzz targets.
 
+pub mod capacity;
 pub mod conformance;
 pub mod invariants;
 pub mod model;

@@ -21,9 +21,12 @@ pub fn s(text: &'static str) -> hpa_str {
 pub struct World {
     pub metrics: Vec<hpa_metric>,
     pub policies: Vec<hpa_scaling_policy>,
-    pub up: Box<hpa_scaling_rules>,
-    pub behavior: Box<hpa_behavior>,
-    pub settings: Box<hpa_settings>,
+    // One-element vectors rather than boxes: the pointers the config holds are the vectors'
+    // own (`as_ptr`), which stay valid when a test writes an element (a pointer made from a
+    // box's reference would not, under Rust's aliasing rules, which Miri checks).
+    pub up: Vec<hpa_scaling_rules>,
+    pub behavior: Vec<hpa_behavior>,
+    pub settings: Vec<hpa_settings>,
     pub config: hpa_config,
     pub requests: Vec<hpa_resource_request>,
     pub containers: Vec<hpa_container>,
@@ -62,9 +65,9 @@ impl World {
                 };
                 2
             ],
-            up: Box::new(zeroed()),
-            behavior: Box::new(zeroed()),
-            settings: Box::new(zeroed()),
+            up: vec![zeroed()],
+            behavior: vec![zeroed()],
+            settings: vec![zeroed()],
             config: zeroed(),
             requests: vec![
                 hpa_resource_request {
@@ -93,19 +96,19 @@ impl World {
         w.metrics[2].name = s("queue");
         w.metrics[2].target.r#type = hpa_metric_target_type::Value as u32;
         w.metrics[2].target.value_milli = 20_000;
-        w.up.policies = w.policies.as_ptr();
-        w.up.policies_len = 1;
-        w.behavior.scale_up = &*w.up;
+        w.up[0].policies = w.policies.as_ptr();
+        w.up[0].policies_len = 1;
+        w.behavior[0].scale_up = w.up.as_ptr();
         // SAFETY: a valid pointer to writable settings.
         assert_eq!(
-            unsafe { hpa_settings_default(&mut *w.settings) },
+            unsafe { hpa_settings_default(w.settings.as_mut_ptr()) },
             hpa_status::Ok
         );
         w.config.max_replicas = 30;
         w.config.metrics = w.metrics.as_ptr();
         w.config.metrics_len = 3;
-        w.config.behavior = &*w.behavior;
-        w.config.settings = &*w.settings;
+        w.config.behavior = w.behavior.as_ptr();
+        w.config.settings = w.settings.as_ptr();
         w.containers[0].name = s("app");
         w.containers[0].requests = w.requests.as_ptr();
         w.containers[0].requests_len = 1;
@@ -141,9 +144,136 @@ impl World {
     }
 }
 
-/// The bytes of a value (an autoscaler, a decision), to compare.
+/// The bytes of a value without padding (an autoscaler: its state is padding-free, asserted
+/// in ffi/src/autoscaler.rs, and the rest of its storage is the caller's), to compare.
 pub fn bytes<T>(v: &T) -> Vec<u8> {
     // SAFETY: reading the bytes of a live value.
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
         .to_vec()
+}
+
+/// A decision's fields as numbers (texts a number per byte), to compare decisions without
+/// reading the struct's padding: what a caller reads, as the library writes it (each text up
+/// to its NUL, the first `metrics_len` metrics and `conditions_len` conditions; it leaves the
+/// rest as it was). The destructuring lists every field: a new one fails to compile here until
+/// it is compared too.
+pub fn decision_fields(d: &hpa_decision) -> Vec<i64> {
+    let hpa_decision {
+        at_ms,
+        current_replicas,
+        desired_replicas,
+        rescale,
+        rescale_reason,
+        has_proposal,
+        proposal,
+        has_stabilized,
+        stabilized,
+        limited_by,
+        history_overflowed,
+        invalid_metrics,
+        metrics_len,
+        conditions_len,
+        reason,
+        metrics_error,
+        metrics,
+        conditions,
+    } = d;
+    let mut v = vec![
+        *at_ms,
+        (*current_replicas).into(),
+        (*desired_replicas).into(),
+        (*rescale).into(),
+        (*rescale_reason).into(),
+        (*has_proposal).into(),
+        (*proposal).into(),
+        (*has_stabilized).into(),
+        (*stabilized).into(),
+        (*limited_by).into(),
+        (*history_overflowed).into(),
+        (*invalid_metrics).into(),
+        *metrics_len as i64,
+        *conditions_len as i64,
+    ];
+    text(&mut v, reason);
+    text(&mut v, metrics_error);
+    for m in metrics.iter().take(*metrics_len) {
+        let hpa_metric_result {
+            outcome,
+            source,
+            replicas,
+            within_tolerance,
+            reading,
+            has_current_average_utilization,
+            current_average_utilization,
+            has_current_average_value,
+            has_current_value,
+            current_average_value_milli,
+            current_value_milli,
+            current_average_value_text,
+            current_value_text,
+            error_reason,
+            name,
+            error,
+        } = m;
+        v.extend([
+            (*outcome).into(),
+            (*source).into(),
+            (*replicas).into(),
+            (*within_tolerance).into(),
+            (*reading).into(),
+            (*has_current_average_utilization).into(),
+            (*current_average_utilization).into(),
+            (*has_current_average_value).into(),
+            (*has_current_value).into(),
+            *current_average_value_milli,
+            *current_value_milli,
+            (*error_reason).into(),
+        ]);
+        text(&mut v, current_average_value_text);
+        text(&mut v, current_value_text);
+        text(&mut v, name);
+        text(&mut v, error);
+    }
+    conditions_fields(&mut v, conditions, *conditions_len);
+    v
+}
+
+/// A scaling status's fields as numbers, as [`decision_fields`].
+pub fn status_fields(s: &hpa_scaling_status) -> Vec<i64> {
+    let hpa_scaling_status {
+        desired_replicas,
+        has_last_scale_time,
+        last_scale_time_ms,
+        rescale_pending,
+        conditions_len,
+        conditions,
+    } = s;
+    let mut v = vec![
+        (*desired_replicas).into(),
+        (*has_last_scale_time).into(),
+        *last_scale_time_ms,
+        (*rescale_pending).into(),
+        *conditions_len as i64,
+    ];
+    conditions_fields(&mut v, conditions, *conditions_len);
+    v
+}
+
+/// A text's bytes up to its NUL (all of them if it has none).
+fn text(v: &mut Vec<i64>, t: &[c_char]) {
+    v.extend(t.iter().take_while(|&&c| c != 0).map(|&c| i64::from(c)));
+    v.push(0);
+}
+
+fn conditions_fields(v: &mut Vec<i64>, conditions: &[hpa_condition], len: usize) {
+    for c in conditions.iter().take(len) {
+        let hpa_condition {
+            r#type,
+            status,
+            reason,
+            message,
+        } = c;
+        v.extend::<[i64; 3]>([(*r#type).into(), (*status).into(), (*reason).into()]);
+        text(v, message);
+    }
 }
