@@ -8,8 +8,7 @@ use hpa::Settings;
 use crate::config::{self, hpa_config, hpa_settings};
 use crate::error::{hpa_field_error, Refusal};
 use crate::observation::{self, hpa_observation, Measure};
-use crate::padded;
-use crate::quantity::write_out;
+use crate::out::{write_padded, write_value};
 use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
 use crate::{HPA_MAX_METRICS, HPA_VERSION_NUMBER};
@@ -26,9 +25,9 @@ use crate::{HPA_MAX_METRICS, HPA_VERSION_NUMBER};
 #[must_use]
 pub unsafe extern "C" fn hpa_settings_default(settings_out: *mut hpa_settings) -> hpa_status {
     let settings = config::settings_value(&Settings::DEFAULT);
-    // SAFETY: the caller's contract; `write_out` checks NULL and alignment, and zero bytes
+    // SAFETY: the caller's contract; `write_padded` checks NULL and alignment, and zero bytes
     // are an `hpa_settings`.
-    match unsafe { padded::write_out(settings_out, &settings) } {
+    match unsafe { write_padded(settings_out, &settings) } {
         Ok(()) => hpa_status::Ok,
         Err(f) => f.status,
     }
@@ -155,7 +154,7 @@ unsafe fn check(
     unsafe { observation::convert(&mut measure, obs, sources.get(..n).unwrap_or(&[])) }?;
     let needed = measure.needed()?;
     // SAFETY: checked above.
-    unsafe { write_out(workspace_size_out, needed) }.map_err(Refusal::from)
+    unsafe { write_value(workspace_size_out, needed) }.map_err(Refusal::from)
 }
 
 /// The library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated): compare with

@@ -61,7 +61,6 @@ mod enums;
 mod error;
 mod observation;
 mod out;
-mod padded;
 mod quantity;
 mod raw;
 mod resolve;

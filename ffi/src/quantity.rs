@@ -8,23 +8,11 @@ use hpa::Quantity;
 
 use crate::enums;
 use crate::error::Fault;
+use crate::out::write_value;
 use crate::raw::{self, hpa_str};
 use crate::status::hpa_status;
 use crate::text::Text;
 use crate::HPA_QUANTITY_TEXT_CAPACITY;
-
-/// Writes `value` through `out` after checking the pointer.
-///
-/// # Safety
-///
-/// `out` must be NULL or valid for a write of `T`.
-pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), Fault> {
-    // SAFETY: checks NULL and alignment; the caller's contract for validity.
-    unsafe { raw::reference(out.cast_const()) }?;
-    // SAFETY: not NULL, aligned, valid by the caller's contract.
-    unsafe { out.write(value) };
-    Ok(())
-}
 
 fn status_of(r: Result<(), Fault>) -> hpa_status {
     match r {
@@ -72,7 +60,7 @@ pub unsafe extern "C" fn hpa_quantity_parse(
             Fault::new(status, crate::error::Detail::Quantity)
         })?;
         // SAFETY: checked above.
-        unsafe { write_out(milli_out, q.milli_value()) }
+        unsafe { write_value(milli_out, q.milli_value()) }
     })())
 }
 
@@ -211,7 +199,7 @@ pub unsafe extern "C" fn hpa_milli_from_double(value: f64, milli_out: *mut i64) 
             crate::error::Detail::Range(0, "is not a finite number"),
         ))?;
         // SAFETY: checked above.
-        unsafe { write_out(milli_out, milli) }
+        unsafe { write_value(milli_out, milli) }
     })())
 }
 

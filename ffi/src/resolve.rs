@@ -7,7 +7,7 @@ use hpa::Tolerance;
 use crate::config::{self, hpa_config, hpa_decimal, hpa_scaling_policy, hpa_settings};
 use crate::enums::{self};
 use crate::error::{hpa_field_error, Refusal};
-use crate::padded;
+use crate::out::write_padded;
 use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
 use crate::HPA_MAX_POLICIES;
@@ -149,5 +149,5 @@ unsafe fn resolve(
         settings: config::settings_value(settings),
     };
     // SAFETY: checked above; zero bytes are an `hpa_resolved_config`.
-    unsafe { padded::write_out(resolved_out, &resolved) }.map_err(Refusal::from)
+    unsafe { write_padded(resolved_out, &resolved) }.map_err(Refusal::from)
 }
