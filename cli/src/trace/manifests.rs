@@ -73,7 +73,7 @@ impl Entry {
 /// # Errors
 ///
 /// A document that cannot be read at all: too deep, not YAML or JSON, or a List whose objects
-/// fail beyond [`MAX_FAILED_ITEMS`].
+/// fail beyond 16 (`MAX_FAILED_ITEMS`).
 pub fn parse_manifests(
     text: &str,
     format: Format,
