@@ -73,31 +73,40 @@ impl Fingerprint {
     }
 
     /// Adds a byte string and its length (so that strings of different lengths differ even
-    /// where their bytes agree), eight bytes a word, a word to each lane at a time.
+    /// where their bytes agree), eight bytes a word, the last one padded with zeros: the same
+    /// words, to the same lanes, as [`Fingerprint::word`] for each.
     pub fn bytes(&mut self, bytes: &[u8]) {
         self.word(bytes.len() as u64);
-        // The lanes in the order the next words go to them, so that whole blocks run without
-        // the lane index (the same result as `word` for each word); copied by index: a
-        // rotation of the array goes through memory.
-        let start = self.next % LANES;
-        let lane = |k: usize| start.wrapping_add(k) % LANES;
-        let mut lanes: [u64; LANES] =
-            core::array::from_fn(|k| self.lanes.get(lane(k)).copied().unwrap_or(0));
         let mut rest = bytes;
-        while let Some((block, after)) = rest.split_first_chunk::<{ 8 * LANES }>() {
-            for (acc, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-                *acc = round(*acc, u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
-            }
+        // Single words until the next one goes to the first lane; then whole blocks, a word to
+        // each lane, on a copy of the lanes the compiler keeps in registers (no lane index).
+        while !self.next.is_multiple_of(LANES) {
+            let Some((w, after)) = rest.split_first_chunk::<8>() else {
+                break;
+            };
+            self.word(u64::from_le_bytes(*w));
             rest = after;
         }
-        for (k, acc) in lanes.into_iter().enumerate() {
-            if let Some(slot) = self.lanes.get_mut(lane(k)) {
-                *slot = acc;
+        if self.next.is_multiple_of(LANES) && rest.len() >= 8 * LANES {
+            let mut lanes = self.lanes;
+            let mut blocks = 0_usize;
+            while let Some((block, after)) = rest.split_first_chunk::<{ 8 * LANES }>() {
+                for (acc, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+                    *acc = round(*acc, u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
+                }
+                rest = after;
+                blocks = blocks.wrapping_add(1);
             }
+            self.lanes = lanes;
+            self.next = self.next.wrapping_add(blocks.wrapping_mul(LANES));
         }
-        for chunk in rest.chunks(8) {
+        while let Some((w, after)) = rest.split_first_chunk::<8>() {
+            self.word(u64::from_le_bytes(*w));
+            rest = after;
+        }
+        if !rest.is_empty() {
             let mut b = [0_u8; 8];
-            for (d, &s) in b.iter_mut().zip(chunk) {
+            for (d, &s) in b.iter_mut().zip(rest) {
                 *d = s;
             }
             self.word(u64::from_le_bytes(b));
@@ -134,6 +143,36 @@ mod tests {
         let mut f = Fingerprint::new();
         f.bytes(bytes);
         f.finish()
+    }
+
+    /// `bytes` feeds the words `word` would get: its length, then its bytes eight at a time,
+    /// the last word padded with zeros, whatever lane the string starts on.
+    #[test]
+    fn bytes_are_their_words() {
+        let mut rng = crate::arith::test_rng(11);
+        for _ in 0..2_000 {
+            let before = (rng() % 20) as usize;
+            let len = (rng() % 300) as usize;
+            let data: Vec<u8> = (0..len).map(|_| rng() as u8).collect();
+            let (mut fast, mut slow) = (Fingerprint::new(), Fingerprint::new());
+            for _ in 0..before {
+                let w = rng();
+                fast.word(w);
+                slow.word(w);
+            }
+            fast.bytes(&data);
+            slow.word(len as u64);
+            for chunk in data.chunks(8) {
+                let mut b = [0_u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                slow.word(u64::from_le_bytes(b));
+            }
+            assert_eq!(fast.lanes, slow.lanes, "{before} words, then {len} bytes");
+            assert_eq!(fast.next % LANES, slow.next % LANES);
+            fast.word(7);
+            slow.word(7);
+            assert_eq!(fast.finish(), slow.finish());
+        }
     }
 
     /// Every single-bit flip of a buffer changes the fingerprint, and so does every length.
