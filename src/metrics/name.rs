@@ -34,17 +34,24 @@ impl fmt::Display for MetricName<'_> {
                 } else {
                     ""
                 };
-                write!(
-                    f,
-                    "{resource}{container} resource utilization (percentage of request)"
-                )
+                // Pieces, not `write!`: no formatting arguments to interpret for a name the C
+                // API writes twice an evaluation.
+                f.write_str(resource)?;
+                f.write_str(container)?;
+                f.write_str(" resource utilization (percentage of request)")
             }
             Some(Route::Pods {
                 resource: Some(resource),
                 ..
-            }) => write!(f, "{resource} resource"),
+            }) => {
+                f.write_str(resource)?;
+                f.write_str(" resource")
+            }
             Some(Route::Pods { resource: None, .. }) => match &spec.pods {
-                Some(p) => write!(f, "pods metric {}", p.metric.name),
+                Some(p) => {
+                    f.write_str("pods metric ")?;
+                    f.write_str(p.metric.name)
+                }
                 None => Ok(()),
             },
             Some(Route::Usage {
@@ -52,7 +59,11 @@ impl fmt::Display for MetricName<'_> {
                 per_pod: false,
                 ..
             }) => match &spec.object {
-                Some(o) => write!(f, "{} metric {}", o.described_object.kind, o.metric.name),
+                Some(o) => {
+                    f.write_str(o.described_object.kind)?;
+                    f.write_str(" metric ")?;
+                    f.write_str(o.metric.name)
+                }
                 None => Ok(()),
             },
             // Upstream names per-pod Object metrics "external metric" too.
@@ -63,7 +74,13 @@ impl fmt::Display for MetricName<'_> {
                     spec.object.map(|o| o.metric)
                 };
                 match metric {
-                    Some(m) => write!(f, "external metric {}({})", m.name, Selector(m.selector)),
+                    Some(m) => {
+                        f.write_str("external metric ")?;
+                        f.write_str(m.name)?;
+                        f.write_str("(")?;
+                        fmt::Display::fmt(&Selector(m.selector), f)?;
+                        f.write_str(")")
+                    }
                     None => Ok(()),
                 }
             }
