@@ -357,6 +357,22 @@ impl Cluster {
         Ok(notes)
     }
 
+    /// A spec converted from an older API version before 1.33, whose tolerance annotations
+    /// were then plain annotations: the conversion gives no tolerance.
+    pub(super) fn drop_converted_tolerances(&self, spec: Option<&mut RawSpec>) {
+        if self.minor >= TOLERANCE_FIELD_SINCE {
+            return;
+        }
+        let behavior = spec.and_then(|s| s.behavior.as_mut());
+        for rules in behavior
+            .into_iter()
+            .flat_map(|b| [b.scale_up.as_mut(), b.scale_down.as_mut()])
+            .flatten()
+        {
+            rules.tolerance = None;
+        }
+    }
+
     /// The newest release's validation errors as this release reports them: without the
     /// `apiVersion` checks of object references before 1.34, and with the gate named in the
     /// message of a missing ContainerResource source when HPAContainerMetrics is off.

@@ -23,7 +23,7 @@ use self::steps::convert_step;
 use super::raw::{RawObjectRef, RawTrace, RawTraceHpa};
 use super::strict::QuantityText;
 use super::versions::{ApiVersion, RawHpa};
-use super::{Cluster, Manifest, Trace, TraceError};
+use super::{Cluster, Gate, Manifest, Trace, TraceError};
 
 /// Upstream's `field.NotSupported` message (for `apiVersion` and `kind`).
 pub(super) fn not_supported(value: &str, supported: &[&str]) -> String {
@@ -121,6 +121,12 @@ pub(super) fn convert_trace(raw: RawTrace, cluster: &Cluster) -> Result<Trace, T
             &metric_types,
             spec.metrics.is_empty(),
         )?);
+    }
+    if !cluster.enabled(Gate::PodLevelResources) {
+        // Without the gate a pod has no pod-level resources: the API server drops them.
+        for pod in steps.iter_mut().flat_map(|step| step.pods.iter_mut()) {
+            pod.requests = None;
+        }
     }
     Ok(Trace {
         settings,

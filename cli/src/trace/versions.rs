@@ -206,15 +206,20 @@ pub(super) fn check_object(
     });
     match converted {
         Err(e) => errors.push(e),
-        Ok((raw, mut notes)) => match convert_manifest(raw, cluster) {
-            Ok((mut manifest, dropped)) if errors.is_empty() => {
-                manifest.api_version = version;
-                notes.extend(dropped);
-                return Ok(Checked { manifest, notes });
+        Ok((mut raw, mut notes)) => {
+            if version != ApiVersion::V2 {
+                cluster.drop_converted_tolerances(raw.spec.as_mut());
             }
-            Ok(_) => {}
-            Err(more) => errors.extend(more),
-        },
+            match convert_manifest(raw, cluster) {
+                Ok((mut manifest, dropped)) if errors.is_empty() => {
+                    manifest.api_version = version;
+                    notes.extend(dropped);
+                    return Ok(Checked { manifest, notes });
+                }
+                Ok(_) => {}
+                Err(more) => errors.extend(more),
+            }
+        }
     }
     Err(errors)
 }
