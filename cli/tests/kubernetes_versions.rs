@@ -252,7 +252,8 @@ fn replay_follows_the_release_gates() {
         .map(|i| {
             format!(
                 r#"{{"name": "p{i}", "ready": "True", "readyTransitionTime": -600000,
-                "startTime": -900000, "containers": [{{"name": "app", "requests": {{"cpu": "1"}}}}]}}"#
+                "startTime": -900000,
+                "containers": [{{"name": "app", "requests": {{"cpu": "1"}}}}]}}"#
             )
         })
         .collect();
@@ -374,8 +375,8 @@ fn flags_are_refused_with_their_reason() {
     }
     let out = hpa(&["validate", path, "--feature-gates", "NoSuchGate=true"]);
     assert!(utf8(&out.stderr).starts_with(
-        "hpa validate: --feature-gates: unrecognized feature gate: NoSuchGate (the gates that \
-         change HPA decisions are HPAScaleToZero,"
+        "hpa validate: --feature-gates: unrecognized feature gate: NoSuchGate (the HPA feature \
+         gates known here are HPAScaleToZero,"
     ));
     let out = hpa(&[
         "validate",

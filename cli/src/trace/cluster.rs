@@ -39,7 +39,7 @@ struct GateHistory {
     removed: Option<u8>,
 }
 
-/// The feature gates that change what the HPA controller or its API decides.
+/// The feature gates of the HPA controller and its API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gate {
     /// `minReplicas: 0` and scaling from zero (KEP-2021).
@@ -205,7 +205,7 @@ impl Cluster {
         let Some(history) = GATES.iter().find(|g| g.gate.name() == name) else {
             let known: Vec<&str> = GATES.iter().map(|g| g.gate.name()).collect();
             return Err(format!(
-                "unrecognized feature gate: {name} (the gates that change HPA decisions are {})",
+                "unrecognized feature gate: {name} (the HPA feature gates known here are {})",
                 known.join(", ")
             ));
         };
@@ -529,7 +529,7 @@ mod tests {
         let err = |v: Option<&str>, g: &str| Cluster::new(v, Some(g)).unwrap_err();
         assert_eq!(
             err(None, "Foo=true"),
-            "unrecognized feature gate: Foo (the gates that change HPA decisions are \
+            "unrecognized feature gate: Foo (the HPA feature gates known here are \
              HPAScaleToZero, HPAConfigurableTolerance, HPAContainerMetrics, PodLevelResources, \
              HPAGeneration, HPAOptimizedSelectorStore)"
         );
