@@ -28,6 +28,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use hpa::digest::Digest;
 use hpa::Autoscaler;
+use hpa_cli::simulate_cmd::ClusterArgs;
 use hpa_cli::{output, simulate_cmd, state, trace};
 
 #[derive(Parser)]
@@ -53,6 +54,8 @@ enum Command {
         /// JSON by its first character). Several objects: `---`-separated YAML documents, or
         /// `kind: List`; objects of other kinds are skipped.
         manifest: PathBuf,
+        #[command(flatten)]
+        cluster: ClusterArgs,
     },
 }
 
@@ -91,6 +94,8 @@ struct ReplayArgs {
         allow_negative_numbers = true
     )]
     restore_at: Option<i64>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// Exit status for an invalid trace (docs/spec/trace-format.md#rule-23) or state file.
@@ -101,7 +106,13 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Replay(args) => replay(&args),
         Command::Simulate(args) => hpa_cli::simulate_cmd::simulate(&args),
-        Command::Validate { manifest } => hpa_cli::simulate_cmd::validate(&manifest),
+        Command::Validate { manifest, cluster } => match cluster.cluster() {
+            Ok(cluster) => simulate_cmd::validate(&manifest, &cluster),
+            Err(e) => {
+                eprintln!("hpa validate: {e}");
+                ExitCode::from(EXIT_INVALID)
+            }
+        },
     }
 }
 
@@ -110,7 +121,11 @@ fn replay(args: &ReplayArgs) -> ExitCode {
         eprintln!("hpa replay: {message}");
         ExitCode::from(code)
     };
-    let trace = match trace::load(&args.trace) {
+    let cluster = match args.cluster.cluster() {
+        Ok(c) => c,
+        Err(e) => return fail(e, EXIT_INVALID),
+    };
+    let trace = match trace::load_for(&args.trace, &cluster) {
         Ok(t) => t,
         Err(e) => return fail(e.to_string(), EXIT_INVALID),
     };
@@ -133,6 +148,9 @@ fn replay(args: &ReplayArgs) -> ExitCode {
             return fail(e, 1);
         }
     }
+    // The JSON lines are the trace format's contract: the cluster assumed goes to standard
+    // error, with HPAScaleToZero as the trace's controller block may have recorded it.
+    eprintln!("hpa replay: assuming {}", trace.cluster);
     simulate_cmd::print_all(&text)
 }
 

@@ -1028,7 +1028,7 @@ spec:
       containerResource: {name: memory, container: app, target: {type: AverageValue, averageValue: 1Gi}}
 "#,
             crate::trace::Format::Yaml,
-            &Settings::DEFAULT,
+            &crate::trace::Cluster::NEWEST,
         )
         .unwrap();
         // 4 pods: app at 2 cores (50 % of its 1-core request each), the sidecar at 4 (100 %),

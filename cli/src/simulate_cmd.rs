@@ -22,7 +22,7 @@ use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
 use crate::simulate::{self, Clock, Explain, Options, Run};
-use crate::trace::{self, ApiVersion, Manifest, Outcome, Trace};
+use crate::trace::{self, ApiVersion, Cluster, Manifest, Outcome, Trace};
 
 /// Exit status for invalid input (as `hpa replay`).
 const EXIT_INVALID: u8 = 2;
@@ -34,6 +34,40 @@ pub enum ArithmeticArg {
     Kubernetes,
     /// Exact rational arithmetic.
     Exact,
+}
+
+/// `--kubernetes-version` and `--feature-gates` of `hpa validate`, `hpa replay` and `hpa
+/// simulate` (docs/kubernetes-versions.md).
+#[derive(Args, Debug, Default)]
+pub struct ClusterArgs {
+    /// The Kubernetes release whose API server and controller to reproduce, from 1.23 to the
+    /// newest followed (default: the newest).
+    #[arg(long, value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
+    /// Feature gates as kube-controller-manager takes them (HPAScaleToZero,
+    /// HPAConfigurableTolerance, HPAContainerMetrics, PodLevelResources, ...; default: the
+    /// release's defaults).
+    #[arg(long, value_name = "NAME=BOOL,...")]
+    pub feature_gates: Option<String>,
+}
+
+impl ClusterArgs {
+    /// The cluster these flags name.
+    ///
+    /// # Errors
+    ///
+    /// The flag at fault and why.
+    pub fn cluster(&self) -> Result<Cluster, String> {
+        let gates = self.feature_gates.as_deref();
+        Cluster::new(self.kubernetes_version.as_deref(), gates).map_err(|e| {
+            let flag = if e.contains("Kubernetes version") || e.contains("is not supported") {
+                "--kubernetes-version"
+            } else {
+                "--feature-gates"
+            };
+            format!("{flag}: {e}")
+        })
+    }
 }
 
 /// `hpa simulate` arguments.
@@ -74,6 +108,8 @@ pub struct SimulateArgs {
     /// Arithmetic of the engine.
     #[arg(long, value_enum, default_value_t = ArithmeticArg::Kubernetes)]
     pub arithmetic: ArithmeticArg,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Seed of the per-pod noise.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -318,18 +354,21 @@ fn options(args: &SimulateArgs) -> Result<Options, String> {
 /// Everything checked before the first evaluation.
 struct Inputs {
     opts: Options,
+    cluster: Cluster,
     manifests: Vec<(Manifest, simulate::Plan)>,
     load: Load,
 }
 
 fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
-    let opts = options(args)?;
+    let cluster = args.cluster.cluster()?;
+    let mut opts = options(args)?;
+    opts.settings = cluster.settings(opts.settings);
     let mut paths = vec![args.hpa.clone()];
     paths.extend(args.compare.clone());
     let mut manifests = Vec::new();
     for path in &paths {
-        let manifest = trace::load_manifest(path, &opts.settings)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let manifest =
+            trace::load_manifest(path, &cluster).map_err(|e| format!("{}: {e}", path.display()))?;
         manifests.push((path.display().to_string(), manifest));
     }
     let load = csv_load::load(&args.load).map_err(|e| e.to_string())?;
@@ -367,6 +406,7 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
     }
     Ok(Inputs {
         opts,
+        cluster,
         manifests: planned,
         load,
     })
@@ -412,6 +452,7 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
     };
     let Inputs {
         opts,
+        cluster,
         manifests,
         load,
     } = match inputs(args) {
@@ -478,6 +519,7 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
     );
     let _ = writeln!(out, "{}", pool_line(&opts));
     let _ = writeln!(out, "{}", settings_line(&opts));
+    let _ = writeln!(out, "cluster: {cluster}");
     if !args.no_events {
         for run in &runs {
             let _ = writeln!(out, "\nEvents of {} ({}):", run.plan.label, run.plan.path);
@@ -556,10 +598,10 @@ pub fn print_all(text: &str) -> ExitCode {
 /// valid HorizontalPodAutoscaler a confirmation on standard output, for an invalid one every
 /// Kubernetes validation message with its field path, one per line on standard error, named
 /// by the object's place and name when the file holds several; objects of other kinds are
-/// skipped with a note. Exit status 1 when an object is invalid or the file holds no
-/// HorizontalPodAutoscaler.
-pub fn validate(path: &Path) -> ExitCode {
-    let entries = match trace::load_manifests(path, &Settings::DEFAULT) {
+/// skipped with a note. The first line of standard output names the release and gates assumed.
+/// Exit status 1 when an object is invalid or the file holds no HorizontalPodAutoscaler.
+pub fn validate(path: &Path, cluster: &Cluster) -> ExitCode {
+    let entries = match trace::load_manifests(path, cluster) {
         Ok(entries) => entries,
         Err(e) => {
             eprintln!("{e}");
@@ -571,7 +613,7 @@ pub fn validate(path: &Path) -> ExitCode {
     } else {
         path.display().to_string()
     };
-    let mut out = String::new();
+    let mut out = format!("{name}: assuming {cluster}\n");
     let mut failed = false;
     let mut hpas = 0;
     let mut skipped = Vec::new();

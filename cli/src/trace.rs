@@ -50,6 +50,7 @@
 //! [`HpaSpec`]: hpa::spec::HpaSpec
 //! [`Bump`]: bumpalo::Bump
 
+mod cluster;
 mod convert;
 mod manifests;
 mod owned;
@@ -73,6 +74,7 @@ use std::path::Path;
 use hpa::input::Observation;
 use hpa::settings::Settings;
 
+pub use self::cluster::{Cluster, Gate, NEWEST_MINOR, OLDEST_MINOR};
 pub use self::manifests::{parse_manifests, Entry, Outcome};
 pub use self::versions::ApiVersion;
 
@@ -141,6 +143,9 @@ impl Format {
 pub struct Trace {
     /// The controller settings (`controller` block, defaults are kube-controller-manager's).
     pub settings: Settings,
+    /// The release and gates the trace was checked for, HPAScaleToZero as its `controller`
+    /// block records it.
+    pub cluster: Cluster,
     /// Whether `hpa.status.conditions` holds `ScaledToZero` with status `True` (the seed of
     /// that flag).
     pub scaled_to_zero: bool,
@@ -167,8 +172,18 @@ pub struct StepView<'b> {
 ///
 /// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
+    load_for(path, &Cluster::NEWEST)
+}
+
+/// [`load`] for a cluster of another release or other gates: its validation, and its gates in
+/// the trace's settings (a trace's `controller.scaleToZero` is the HPAScaleToZero it recorded).
+///
+/// # Errors
+///
+/// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
+pub fn load_for(path: &Path, cluster: &Cluster) -> Result<Trace, TraceError> {
     let source = read_source(path, MAX_DATA_BYTES)?;
-    parse(&source.text, source.format)
+    parse_for(&source.text, source.format, cluster)
 }
 
 /// Parses and checks a trace document (nested at most [`source::MAX_NESTING`] deep).
@@ -177,12 +192,21 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
 ///
 /// A [`TraceError`] naming the first field at fault.
 pub fn parse(text: &str, format: Format) -> Result<Trace, TraceError> {
+    parse_for(text, format, &Cluster::NEWEST)
+}
+
+/// [`parse`] for `cluster` (see [`load_for`]).
+///
+/// # Errors
+///
+/// A [`TraceError`] naming the first field at fault.
+pub fn parse_for(text: &str, format: Format, cluster: &Cluster) -> Result<Trace, TraceError> {
     check_nesting(text, format)?;
     let raw = match format {
         Format::Json => parse_json(text)?,
         Format::Yaml => parse_yaml(text)?,
     };
-    convert_trace(raw)
+    convert_trace(raw, cluster)
 }
 
 /// A checked standalone HorizontalPodAutoscaler manifest (`hpa validate`, `hpa simulate`): an
@@ -201,14 +225,14 @@ pub struct Manifest {
 }
 
 /// Reads and checks the one HorizontalPodAutoscaler of the manifest file at `path` (YAML or
-/// JSON by its extension, see [`Format::from_path`]; `-` reads standard input);
-/// `settings.scale_to_zero` is the HPAScaleToZero gate of validation.
+/// JSON by its extension, see [`Format::from_path`]; `-` reads standard input), as `cluster`'s
+/// API server reads it.
 ///
 /// # Errors
 ///
 /// A [`TraceError`] naming the first field at fault, or the file when it cannot be read.
-pub fn load_manifest(path: &Path, settings: &Settings) -> Result<Manifest, TraceError> {
-    load_manifest_all(path, settings).map_err(first_error)
+pub fn load_manifest(path: &Path, cluster: &Cluster) -> Result<Manifest, TraceError> {
+    load_manifest_all(path, cluster).map_err(first_error)
 }
 
 /// [`load_manifest`] reporting every error: all of the API server's validation errors of the
@@ -219,9 +243,9 @@ pub fn load_manifest(path: &Path, settings: &Settings) -> Result<Manifest, Trace
 /// # Errors
 ///
 /// Every [`TraceError`], in order; never an empty list.
-pub fn load_manifest_all(path: &Path, settings: &Settings) -> Result<Manifest, Vec<TraceError>> {
+pub fn load_manifest_all(path: &Path, cluster: &Cluster) -> Result<Manifest, Vec<TraceError>> {
     let source = read_source(path, MAX_MANIFEST_BYTES).map_err(|e| vec![e])?;
-    parse_manifest_all(&source.text, source.format, settings)
+    parse_manifest_all(&source.text, source.format, cluster)
 }
 
 /// Reads every object of the manifest file at `path` (see [`parse_manifests`]).
@@ -229,9 +253,9 @@ pub fn load_manifest_all(path: &Path, settings: &Settings) -> Result<Manifest, V
 /// # Errors
 ///
 /// The file cannot be read, or a document in it cannot be parsed at all.
-pub fn load_manifests(path: &Path, settings: &Settings) -> Result<Vec<Entry>, TraceError> {
+pub fn load_manifests(path: &Path, cluster: &Cluster) -> Result<Vec<Entry>, TraceError> {
     let source = read_source(path, MAX_MANIFEST_BYTES)?;
-    parse_manifests(&source.text, source.format, settings)
+    parse_manifests(&source.text, source.format, cluster)
 }
 
 /// Parses and checks a manifest document (see [`Manifest`]).
@@ -242,9 +266,9 @@ pub fn load_manifests(path: &Path, settings: &Settings) -> Result<Vec<Entry>, Tr
 pub fn parse_manifest(
     text: &str,
     format: Format,
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Result<Manifest, TraceError> {
-    parse_manifest_all(text, format, settings).map_err(first_error)
+    parse_manifest_all(text, format, cluster).map_err(first_error)
 }
 
 /// [`parse_manifest`] reporting every error (see [`load_manifest_all`]): the text must hold
@@ -256,9 +280,9 @@ pub fn parse_manifest(
 pub fn parse_manifest_all(
     text: &str,
     format: Format,
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Result<Manifest, Vec<TraceError>> {
-    let entries = parse_manifests(text, format, settings).map_err(|e| vec![e])?;
+    let entries = parse_manifests(text, format, cluster).map_err(|e| vec![e])?;
     let mut skipped = Vec::new();
     let mut hpas = Vec::new();
     for entry in entries {

@@ -9,9 +9,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
 use bumpalo::Bump;
-use hpa::settings::Settings;
 use hpa::spec::{MetricSourceType, MetricTargetType, PolicyType, SelectPolicy};
-use hpa_cli::trace::{self, ApiVersion, Format, Outcome};
+use hpa_cli::trace::{self, ApiVersion, Cluster, Format, Outcome};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -55,7 +54,7 @@ fn utf8(bytes: &[u8]) -> String {
 }
 
 fn yaml(text: &str) -> Result<trace::Manifest, Vec<trace::TraceError>> {
-    trace::parse_manifest_all(text, Format::Yaml, &Settings::DEFAULT)
+    trace::parse_manifest_all(text, Format::Yaml, &Cluster::NEWEST)
 }
 
 fn first_error(text: &str) -> String {
@@ -64,7 +63,7 @@ fn first_error(text: &str) -> String {
 
 #[test]
 fn autoscaling_v1_without_a_target_is_cpu_at_80_percent() {
-    let manifest = trace::load_manifest(&fixture("v1.yaml"), &Settings::DEFAULT).unwrap();
+    let manifest = trace::load_manifest(&fixture("v1.yaml"), &Cluster::NEWEST).unwrap();
     assert_eq!(manifest.api_version, ApiVersion::V1);
     let arena = Bump::new();
     let spec = manifest.spec(&arena);
@@ -84,8 +83,7 @@ fn autoscaling_v1_without_a_target_is_cpu_at_80_percent() {
 
 #[test]
 fn autoscaling_v1_annotations_carry_the_other_metrics_and_the_behavior() {
-    let manifest =
-        trace::load_manifest(&fixture("v1-annotations.yaml"), &Settings::DEFAULT).unwrap();
+    let manifest = trace::load_manifest(&fixture("v1-annotations.yaml"), &Cluster::NEWEST).unwrap();
     let arena = Bump::new();
     let spec = manifest.spec(&arena);
     // Upstream's order: the annotation's metrics, then the CPU target.
@@ -132,7 +130,7 @@ fn autoscaling_v1_malformed_annotations_are_ignored_with_a_note() {
          \"targetAverageUtilization\": \"50\"}}]'\n    autoscaling.alpha.kubernetes.io/behavior: \
          '{\"scaleUp\": {\"selectPolicy\": \"Min\"}}'\n",
     );
-    let entries = trace::parse_manifests(&text, Format::Yaml, &Settings::DEFAULT).unwrap();
+    let entries = trace::parse_manifests(&text, Format::Yaml, &Cluster::NEWEST).unwrap();
     let Outcome::Valid { manifest, notes } = &entries[0].outcome else {
         panic!("{:?}", entries[0].outcome);
     };
@@ -161,7 +159,7 @@ fn autoscaling_v1_malformed_annotations_are_ignored_with_a_note() {
         "  name: web\n  annotations:\n    autoscaling.alpha.kubernetes.io/metrics: \
          '[{\"type\": \"Object\", \"object\": 3}]'\n",
     );
-    let entries = trace::parse_manifests(&not_an_object, Format::Yaml, &Settings::DEFAULT).unwrap();
+    let entries = trace::parse_manifests(&not_an_object, Format::Yaml, &Cluster::NEWEST).unwrap();
     let Outcome::Valid { notes, .. } = &entries[0].outcome else {
         panic!("{:?}", entries[0].outcome);
     };
@@ -253,12 +251,14 @@ fn lists_and_documents_report_every_object() {
     assert_eq!(
         utf8(&out.stdout),
         format!(
-            "{path}: items[0]: valid autoscaling/v2 HorizontalPodAutoscaler \"web\": 1 metric, \
+            "{path}: assuming {}\n\
+             {path}: items[0]: valid autoscaling/v2 HorizontalPodAutoscaler \"web\": 1 metric, \
              replicas 2 to 10, without behavior (legacy scaling rules)\n\
              {path}: items[1]: skipped a Service, not a HorizontalPodAutoscaler\n\
              {path}: items[2]: valid autoscaling/v2 HorizontalPodAutoscaler \"legacy\" \
              (converted from autoscaling/v1): 1 metric, replicas 1 to 4, without behavior \
-             (legacy scaling rules)\n"
+             (legacy scaling rules)\n",
+            Cluster::NEWEST
         )
     );
     let out = validate(&fixture("multi.yaml"));
@@ -267,9 +267,9 @@ fn lists_and_documents_report_every_object() {
     assert!(stdout.contains(": document 1: skipped a Deployment, not a HorizontalPodAutoscaler\n"));
     assert!(stdout.contains(": document 2: valid autoscaling/v2 HorizontalPodAutoscaler \"web\""));
     // simulate and the library take the one HorizontalPodAutoscaler of a file.
-    let manifest = trace::load_manifest(&fixture("multi.yaml"), &Settings::DEFAULT).unwrap();
+    let manifest = trace::load_manifest(&fixture("multi.yaml"), &Cluster::NEWEST).unwrap();
     assert_eq!(manifest.name, "web");
-    let several = trace::load_manifest(&fixture("list.yaml"), &Settings::DEFAULT).unwrap_err();
+    let several = trace::load_manifest(&fixture("list.yaml"), &Cluster::NEWEST).unwrap_err();
     assert_eq!(
         several.message,
         "2 HorizontalPodAutoscalers (the last is items[2] \"legacy\"); one is needed here"
@@ -308,8 +308,8 @@ fn standard_input_and_kubectl_get_output() {
     let json = std::fs::read_to_string(fixture("kubectl-get.json")).unwrap();
     let out = hpa(&["validate", "-"], Some(&json));
     assert!(out.status.success(), "{}", utf8(&out.stderr));
-    assert!(utf8(&out.stdout).starts_with(
-        "standard input: valid autoscaling/v2 HorizontalPodAutoscaler \"queue\": 1 metric"
+    assert!(utf8(&out.stdout).contains(
+        "\nstandard input: valid autoscaling/v2 HorizontalPodAutoscaler \"queue\": 1 metric"
     ));
     let yaml_in = std::fs::read_to_string(fixture("v1.yaml")).unwrap();
     let out = hpa(&["validate", "-"], Some(&yaml_in));
@@ -346,12 +346,9 @@ fn standard_input_and_kubectl_get_output() {
     ];
     for (from, to, expected) in cases {
         assert!(json.contains(from), "{from}");
-        let errors = trace::parse_manifest_all(
-            &json.replacen(from, to, 1),
-            Format::Json,
-            &Settings::DEFAULT,
-        )
-        .unwrap_err();
+        let errors =
+            trace::parse_manifest_all(&json.replacen(from, to, 1), Format::Json, &Cluster::NEWEST)
+                .unwrap_err();
         assert!(errors[0].to_string().starts_with(expected), "{}", errors[0]);
     }
     // `creationTimestamp: null`, as `kubectl create --dry-run -o yaml` prints it.

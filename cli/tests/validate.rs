@@ -27,14 +27,19 @@ fn validate(path: &Path) -> Output {
         .expect("the hpa binary runs")
 }
 
-/// Asserts exit status 1, nothing on standard output and exactly `expected` on standard error.
+/// Asserts exit status 1, only the cluster assumed on standard output and exactly `expected` on
+/// standard error.
 fn rejected(path: &Path, expected: &str) {
     let out = validate(path);
     assert_eq!(out.status.code(), Some(1), "{}", path.display());
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        format!(
+            "{}: assuming {}\n",
+            path.display(),
+            hpa_cli::trace::Cluster::NEWEST
+        )
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

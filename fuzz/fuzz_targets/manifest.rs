@@ -1,12 +1,13 @@
 //! The HorizontalPodAutoscaler manifest loader of `hpa validate` and `hpa simulate` (crate
-//! `hpa-cli`) on arbitrary text, read as JSON and as YAML, with the HPAScaleToZero gate on and
-//! off: never panics, never returns an empty error list, and a manifest it accepts is one the
-//! engine's validation (`Hpa::new`) accepts with the same settings.
+//! `hpa-cli`) on arbitrary text, read as JSON and as YAML, for the newest Kubernetes with the
+//! HPAScaleToZero gate on and off and for the oldest followed: never panics, never returns an
+//! empty error list, and a manifest it accepts is one the engine's validation (`Hpa::new`)
+//! accepts with the same settings.
 #![no_main]
 
 use bumpalo::Bump;
 use hpa::{Hpa, Settings};
-use hpa_cli::trace::{self, Format};
+use hpa_cli::trace::{self, Cluster, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,12 +15,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for format in [Format::Json, Format::Yaml] {
-        for scale_to_zero in [false, true] {
-            let settings = Settings {
-                scale_to_zero,
-                ..Settings::DEFAULT
+        for (version, gates) in [
+            (None, "HPAScaleToZero=false"),
+            (None, ""),
+            (Some("1.23"), ""),
+        ] {
+            let Ok(cluster) = Cluster::new(version, Some(gates)) else {
+                panic!("the fuzzed clusters are valid");
             };
-            match trace::parse_manifest_all(text, format, &settings) {
+            let settings = cluster.settings(Settings::DEFAULT);
+            match trace::parse_manifest_all(text, format, &cluster) {
                 Ok(manifest) => {
                     let arena = Bump::new();
                     let spec = manifest.spec(&arena);

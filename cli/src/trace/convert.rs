@@ -14,7 +14,6 @@ mod spec;
 mod steps;
 
 use hpa::quantity::Quantity;
-use hpa::settings::Settings;
 use hpa::spec::MetricSourceType;
 use hpa::validation::ValidationError;
 
@@ -24,7 +23,7 @@ use self::steps::convert_step;
 use super::raw::{RawObjectRef, RawTrace, RawTraceHpa};
 use super::strict::QuantityText;
 use super::versions::{ApiVersion, RawHpa};
-use super::{Manifest, Trace, TraceError};
+use super::{Cluster, Gate, Manifest, Trace, TraceError};
 
 /// Upstream's `field.NotSupported` message (for `apiVersion` and `kind`).
 pub(super) fn not_supported(value: &str, supported: &[&str]) -> String {
@@ -59,9 +58,18 @@ fn check_type_meta(hpa: &RawTraceHpa) -> Result<(), TraceError> {
 }
 
 /// A trace: the controller settings, the `hpa` object (type meta, name, the ScaledToZero seed,
-/// the spec) and the steps, which must come in `at` order.
-pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
-    let settings = convert_controller(raw.controller.unwrap_or_default())?;
+/// the spec) and the steps, which must come in `at` order, for `cluster` (its validation and
+/// gates; the trace's `controller.scaleToZero`, when present, is the HPAScaleToZero it
+/// recorded).
+pub(super) fn convert_trace(raw: RawTrace, cluster: &Cluster) -> Result<Trace, TraceError> {
+    let controller = raw.controller.unwrap_or_default();
+    let cluster = match controller.scale_to_zero {
+        Some(on) => cluster
+            .with_recorded_scale_to_zero(on)
+            .map_err(|e| TraceError::new("controller.scaleToZero", e))?,
+        None => cluster.clone(),
+    };
+    let settings = cluster.settings(convert_controller(controller)?);
     let hpa = raw.hpa;
     check_type_meta(&hpa)?;
     let name = hpa.metadata.and_then(|m| m.name).unwrap_or_default();
@@ -72,7 +80,9 @@ pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
         .iter()
         .any(|c| c.type_.as_deref() == Some("ScaledToZero") && c.status.as_deref() == Some("True"));
 
-    let spec = checked_spec(hpa.spec.unwrap_or_default().into(), &settings, TRACE_PREFIX)?;
+    let mut raw_spec = hpa.spec.unwrap_or_default().into();
+    cluster.prepare_spec(&mut raw_spec, TRACE_PREFIX)?;
+    let spec = checked_spec(raw_spec, &cluster, TRACE_PREFIX)?;
     // After API defaulting an empty `metrics` is one cpu Resource metric.
     let metric_types: Vec<MetricSourceType> = if spec.metrics.is_empty() {
         vec![MetricSourceType::Resource]
@@ -112,8 +122,15 @@ pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
             spec.metrics.is_empty(),
         )?);
     }
+    if !cluster.enabled(Gate::PodLevelResources) {
+        // Without the gate a pod has no pod-level resources: the API server drops them.
+        for pod in steps.iter_mut().flat_map(|step| step.pods.iter_mut()) {
+            pod.requests = None;
+        }
+    }
     Ok(Trace {
         settings,
+        cluster,
         scaled_to_zero,
         name,
         spec,
@@ -123,11 +140,12 @@ pub(super) fn convert_trace(raw: RawTrace) -> Result<Trace, TraceError> {
 
 /// A standalone manifest ([`Manifest`]), in `autoscaling/v2` (converted from the version it
 /// was written in): a name, a scale target reference (an absent one is validated as empty),
-/// then the spec with every validation error.
+/// then the spec with every validation error of `cluster`'s API server; with the notes of the
+/// fields that server drops.
 pub(super) fn convert_manifest(
     raw: RawHpa,
-    settings: &Settings,
-) -> Result<Manifest, Vec<TraceError>> {
+    cluster: &Cluster,
+) -> Result<(Manifest, Vec<String>), Vec<TraceError>> {
     let metadata = raw.metadata;
     let has_generate_name = metadata.as_ref().is_some_and(|m| m.generate_name.is_some());
     let name = metadata.and_then(|m| m.name).unwrap_or_default();
@@ -142,12 +160,16 @@ pub(super) fn convert_manifest(
     raw_spec
         .scale_target_ref
         .get_or_insert_with(RawObjectRef::default);
-    let spec = checked_spec_all(raw_spec, settings, "")?;
-    Ok(Manifest {
+    let notes = cluster
+        .prepare_spec(&mut raw_spec, "")
+        .map_err(|e| vec![e])?;
+    let spec = checked_spec_all(raw_spec, cluster, "")?;
+    let manifest = Manifest {
         name,
         api_version: ApiVersion::V2,
         spec,
-    })
+    };
+    Ok((manifest, notes))
 }
 
 /// Field paths of the HPA inside a trace start with `hpa.`; a standalone manifest's have no

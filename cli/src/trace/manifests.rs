@@ -16,8 +16,7 @@ use serde::Deserialize;
 use super::source::check_nesting;
 use super::strict::{parse_json_seed, parse_yaml_seed};
 use super::versions::{check_object, ApiVersion, ObjectSeed, VersionedHpa};
-use super::{Format, Manifest, TraceError};
-use hpa::settings::Settings;
+use super::{Cluster, Format, Manifest, TraceError};
 
 /// The most objects of one List that can fail to parse before the rest goes unchecked (each
 /// failure costs a pass over the document).
@@ -77,7 +76,7 @@ impl Entry {
 pub fn parse_manifests(
     text: &str,
     format: Format,
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Result<Vec<Entry>, TraceError> {
     check_nesting(text, format)?;
     let documents = match format {
@@ -101,8 +100,8 @@ pub fn parse_manifests(
             continue;
         }
         match shape.list_items() {
-            Some(items) => entries.extend(list_entries(&document, &place, items, settings)?),
-            None => entries.push(object_entry(&document, place, shape, settings)),
+            Some(items) => entries.extend(list_entries(&document, &place, items, cluster)?),
+            None => entries.push(object_entry(&document, place, shape, cluster)),
         }
     }
     Ok(entries)
@@ -157,16 +156,11 @@ fn plan(shape: &Shape) -> Plan {
     }
 }
 
-fn object_entry(
-    document: &Document<'_>,
-    place: String,
-    shape: &Shape,
-    settings: &Settings,
-) -> Entry {
+fn object_entry(document: &Document<'_>, place: String, shape: &Shape, cluster: &Cluster) -> Entry {
     let outcome = match plan(shape) {
         Plan::Skip(kind) => Outcome::Skipped { kind },
         Plan::Refuse(message) => Outcome::Invalid(vec![TraceError::new("apiVersion", message)]),
-        Plan::Parse(version) => checked(version, document.parse(ObjectSeed(version)), settings),
+        Plan::Parse(version) => checked(version, document.parse(ObjectSeed(version)), cluster),
     };
     Entry {
         place,
@@ -178,9 +172,9 @@ fn object_entry(
 fn checked(
     version: ApiVersion,
     parsed: Result<VersionedHpa, TraceError>,
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Outcome {
-    match check_object(version, parsed, settings) {
+    match check_object(version, parsed, cluster) {
         Ok(c) => Outcome::Valid {
             manifest: Box::new(c.manifest),
             notes: c.notes,
@@ -195,7 +189,7 @@ fn list_entries(
     document: &Document<'_>,
     place: &str,
     items: &[Shape],
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Result<Vec<Entry>, TraceError> {
     let plans: Vec<Plan> = items.iter().map(plan).collect();
     let mut parse: Vec<Option<ApiVersion>> = plans
@@ -235,8 +229,8 @@ fn list_entries(
             Plan::Skip(kind) => Outcome::Skipped { kind },
             Plan::Refuse(message) => Outcome::Invalid(vec![TraceError::new("apiVersion", message)]),
             Plan::Parse(version) => match (parsed, failed) {
-                (Some(raw), _) => checked(version, Ok(raw), settings),
-                (None, Some(e)) => checked(version, Err(e), settings),
+                (Some(raw), _) => checked(version, Ok(raw), cluster),
+                (None, Some(e)) => checked(version, Err(e), cluster),
                 (None, None) => Outcome::Invalid(vec![TraceError::new("", "not read")]),
             },
         };

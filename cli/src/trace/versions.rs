@@ -7,8 +7,8 @@
 //! - `autoscaling/v1`: `v1` (`targetCPUUtilizationPercentage`, and the other metrics and the
 //!   behavior carried in annotations, read by `annotations`);
 //! - `autoscaling/v2beta2` and `autoscaling/v2beta1`: `v2beta2` and `v2beta1`, converted too,
-//!   but refused first with the Kubernetes release that stopped serving them, since the version
-//!   targeted is the newest (docs/spec/manifests.md#api-versions).
+//!   but refused first with the Kubernetes release that stopped serving them when the release
+//!   targeted no longer serves them (docs/spec/manifests.md#api-versions).
 //!
 //! `meta` holds what every version shares (ObjectMeta and conditions, with their value types).
 
@@ -26,8 +26,7 @@ use serde::Deserialize;
 use super::convert::{convert_manifest, not_supported};
 use super::raw::{RawBehavior, RawMetricSpec, RawObjectRef, RawSpec};
 use super::strict::{objects_only, AnyValue, StrictMap};
-use super::{Manifest, TraceError};
-use hpa::settings::Settings;
+use super::{Cluster, Manifest, TraceError};
 
 pub(super) use self::meta::{RawHpaCondition, RawMeta, Time};
 
@@ -99,26 +98,6 @@ impl ApiVersion {
             ApiVersion::V2beta2 => "autoscaling/v2beta2",
             ApiVersion::V2 => "autoscaling/v2",
         }
-    }
-
-    /// Why the newest Kubernetes refuses this version, and the fix; `None` when it serves it.
-    fn retired(self) -> Option<String> {
-        let (release, fix) = match self {
-            ApiVersion::V1 | ApiVersion::V2 => return None,
-            ApiVersion::V2beta2 => ("1.26", "; the fields are the same"),
-            ApiVersion::V2beta1 => (
-                "1.25",
-                " and move each metric's target and name: targetAverageUtilization, \
-                 targetAverageValue and targetValue become target.averageUtilization, \
-                 target.averageValue and target.value (with target.type Utilization, AverageValue \
-                 or Value), metricName becomes metric.name, selector and metricSelector become \
-                 metric.selector, and an Object metric's target becomes describedObject",
-            ),
-        };
-        Some(format!(
-            "{self} HorizontalPodAutoscaler is no longer served since Kubernetes {release}; \
-             change apiVersion to autoscaling/v2{fix}"
-        ))
     }
 }
 
@@ -206,16 +185,16 @@ pub(super) struct Checked {
 }
 
 /// Checks an object of `version` parsed (or not) with its schema: converted to `autoscaling/v2`
-/// and checked as any manifest. A version the newest Kubernetes no longer serves is refused
-/// with that reason first, then what else is wrong with the document (read with its own
-/// schema, then converted).
+/// and checked as any manifest by `cluster`'s API server. A version that release no longer
+/// serves is refused with that reason first, then what else is wrong with the document (read
+/// with its own schema, then converted).
 pub(super) fn check_object(
     version: ApiVersion,
     parsed: Result<VersionedHpa, TraceError>,
-    settings: &Settings,
+    cluster: &Cluster,
 ) -> Result<Checked, Vec<TraceError>> {
-    let mut errors: Vec<TraceError> = version
-        .retired()
+    let mut errors: Vec<TraceError> = cluster
+        .refuses(version)
         .map(|why| TraceError::new("apiVersion", why))
         .into_iter()
         .collect();
@@ -227,14 +206,20 @@ pub(super) fn check_object(
     });
     match converted {
         Err(e) => errors.push(e),
-        Ok((raw, notes)) => match convert_manifest(raw, settings) {
-            Ok(mut manifest) if errors.is_empty() => {
-                manifest.api_version = version;
-                return Ok(Checked { manifest, notes });
+        Ok((mut raw, mut notes)) => {
+            if version != ApiVersion::V2 {
+                cluster.drop_converted_tolerances(raw.spec.as_mut());
             }
-            Ok(_) => {}
-            Err(more) => errors.extend(more),
-        },
+            match convert_manifest(raw, cluster) {
+                Ok((mut manifest, dropped)) if errors.is_empty() => {
+                    manifest.api_version = version;
+                    notes.extend(dropped);
+                    return Ok(Checked { manifest, notes });
+                }
+                Ok(_) => {}
+                Err(more) => errors.extend(more),
+            }
+        }
     }
     Err(errors)
 }
@@ -242,6 +227,7 @@ pub(super) fn check_object(
 #[cfg(test)]
 mod tests {
     use super::ApiVersion;
+    use crate::trace::Cluster;
 
     #[test]
     fn versions_by_name() {
@@ -258,8 +244,11 @@ mod tests {
             ApiVersion::parse(Some("autoscaling/v3")).unwrap_err(),
             r#"Unsupported value: "autoscaling/v3": supported values: "autoscaling/v1", "autoscaling/v2""#
         );
-        assert!(ApiVersion::V2.retired().is_none());
-        assert!(ApiVersion::V2beta1.retired().unwrap().starts_with(
+        assert!(Cluster::NEWEST.refuses(ApiVersion::V2).is_none());
+        assert!(Cluster::NEWEST
+            .refuses(ApiVersion::V2beta1)
+            .unwrap()
+            .starts_with(
             "autoscaling/v2beta1 HorizontalPodAutoscaler is no longer served since Kubernetes 1.25"
         ));
     }
@@ -271,18 +260,17 @@ mod conversion_tests {
     //! not return: each converted object validated as `autoscaling/v2`.
 
     use bumpalo::Bump;
-    use hpa::settings::Settings;
     use hpa::spec::{MetricSourceType as Type, MetricTargetType as Target};
 
     use super::{v2beta1, v2beta2, Converted};
     use crate::trace::convert::convert_manifest;
     use crate::trace::strict::parse_yaml;
-    use crate::trace::Manifest;
+    use crate::trace::{Cluster, Manifest};
 
     fn manifest(converted: Converted) -> Manifest {
         let (hpa, notes) = converted.into_v2();
         assert!(notes.is_empty(), "{notes:?}");
-        convert_manifest(hpa, &Settings::DEFAULT).unwrap()
+        convert_manifest(hpa, &Cluster::NEWEST).unwrap().0
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::trace::owned::{
 };
 use crate::trace::raw::{RawIdentifier, RawMetricSpec, RawObjectRef, RawRules, RawSpec, RawTarget};
 use crate::trace::selector::{LabelSelector, Requirement};
-use crate::trace::TraceError;
+use crate::trace::{Cluster, TraceError};
 
 fn convert_ref(raw: RawObjectRef) -> OwnedRef {
     OwnedRef {
@@ -311,14 +311,15 @@ impl SpecConverter {
     }
 }
 
-/// Converts and validates `hpa.spec` as the API server would (after defaulting); error paths
-/// start with `prefix`. The error is the first one [`checked_spec_all`] lists.
+/// Converts and validates `hpa.spec` as `cluster`'s API server would (after defaulting, and
+/// after [`Cluster::prepare_spec`]); error paths start with `prefix`. The error is the first
+/// one [`checked_spec_all`] lists.
 pub(super) fn checked_spec(
     raw: RawSpec,
-    settings: &Settings,
+    cluster: &Cluster,
     prefix: &'static str,
 ) -> Result<OwnedSpec, TraceError> {
-    checked_spec_all(raw, settings, prefix).map_err(first_error)
+    checked_spec_all(raw, cluster, prefix).map_err(first_error)
 }
 
 /// [`checked_spec`] with every error: a conversion error alone, or the API server's
@@ -327,25 +328,29 @@ pub(super) fn checked_spec(
 /// number of metrics ([`Hpa::new`]).
 pub(super) fn checked_spec_all(
     raw: RawSpec,
-    settings: &Settings,
+    cluster: &Cluster,
     prefix: &'static str,
 ) -> Result<OwnedSpec, Vec<TraceError>> {
+    let settings = &cluster.settings(Settings::DEFAULT);
     let mut converter = SpecConverter {
         unrecognized: Vec::new(),
         prefix,
     };
-    let spec = converter.spec(raw).map_err(|e| vec![e])?;
-    let arena = Bump::new();
-    let view = spec.view(&arena);
+    let mut spec = converter.spec(raw).map_err(|e| vec![e])?;
     let unrecognized: Vec<Unrecognized<'_>> = converter
         .unrecognized
         .iter()
         .map(OwnedUnrecognized::view)
         .collect();
     let mut errors = Vec::new();
-    validate_spec_each(&view, settings.scale_to_zero, &unrecognized, &mut |e| {
-        errors.push(validation_error(e, prefix));
-    });
+    {
+        let arena = Bump::new();
+        let view = spec.view(&arena);
+        validate_spec_each(&view, settings.scale_to_zero, &unrecognized, &mut |e| {
+            errors.push(validation_error(e, prefix));
+        });
+    }
+    cluster.adjust_errors(&mut errors);
     if errors.is_empty() {
         // Validation reports every unrecognized string it reaches; one it does not reach is
         // still a value the engine cannot run with.
@@ -354,9 +359,13 @@ pub(super) fn checked_spec_all(
         }
     }
     if errors.is_empty() {
+        if !cluster.checks_api_versions() {
+            forget_api_versions(&mut spec);
+        }
         // The engine's own limit on the number of metrics, which `Hpa::new` checks once the
         // spec passes validation.
-        if let Err(e) = Hpa::new(&view, settings) {
+        let arena = Bump::new();
+        if let Err(e) = Hpa::new(&spec.view(&arena), settings) {
             errors.push(validation_error(&e, prefix));
         }
     }
@@ -364,6 +373,18 @@ pub(super) fn checked_spec_all(
         Ok(spec)
     } else {
         Err(errors)
+    }
+}
+
+/// A spec validated by a release that does not check the `apiVersion` of object references
+/// (before 1.34), made one the engine's newer rules accept: the engine never reads these
+/// references, and `Hpa::new` would refuse them again.
+fn forget_api_versions(spec: &mut OwnedSpec) {
+    spec.scale_target_ref = None;
+    for metric in &mut spec.metrics {
+        if let Some((described, _, _)) = &mut metric.object {
+            described.api_version.clear();
+        }
     }
 }
 
