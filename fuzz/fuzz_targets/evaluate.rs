@@ -22,7 +22,6 @@
 //! `tests/invariants.rs` runs on generated sequences too.
 #![no_main]
 
-use arbitrary::Arbitrary;
 use hpa::autoscaler::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
@@ -38,169 +37,12 @@ use hpa::spec::{
 use hpa::Tolerance;
 use hpa::{Arithmetic, Autoscaler, Duration, EvaluateError, Hpa, HpaSpec, Instant};
 use hpa::{Quantity, Settings};
+use hpa_fuzz::evaluate::*;
 use libfuzzer_sys::fuzz_target;
 use testkit::capacity::{self, closed_loop, StepInput};
 use testkit::invariants::{check_decision, state};
 use testkit::model::{self, with_observation, BehaviorModel, Outcome, RulesModel};
 use testkit::Rng;
-
-// ---------------------------------------------------------------------------------------------
-// The fuzzer's input
-
-#[derive(Arbitrary, Debug)]
-enum Q {
-    Milli(i64),
-    Units(i16),
-    Text(String),
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum TargetType {
-    Utilization,
-    Value,
-    AverageValue,
-    Unset,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Target {
-    type_: TargetType,
-    value: Option<Q>,
-    average_value: Option<Q>,
-    average_utilization: Option<i32>,
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Source {
-    Resource,
-    ContainerResource,
-    Pods,
-    Object,
-    External,
-    Unset,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Metric {
-    source: Source,
-    resource: u8,
-    container: u8,
-    name: u8,
-    selector: bool,
-    selector_invalid: bool,
-    target: Target,
-    /// Also populate a source field that does not match the type (invalid).
-    extra_field: bool,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Policy {
-    percent: bool,
-    value: i32,
-    period_seconds: i32,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Rules {
-    window: Option<i32>,
-    select: Option<u8>,
-    policies: Option<Vec<Policy>>,
-    tolerance: Option<Q>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct SettingsInput {
-    exact: bool,
-    tolerance: Option<(u16, i8)>,
-    downscale_window_ms: Option<u32>,
-    cpu_initialization_s: Option<u16>,
-    readiness_delay_s: Option<u16>,
-    scale_to_zero: bool,
-    configurable_tolerance: bool,
-    legacy_factor: Option<u8>,
-    legacy_minimum: Option<u8>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct ContainerInput {
-    name: u8,
-    kind: u8,
-    requests: Vec<(u8, Q)>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct PodInput {
-    phase: u8,
-    ready: Option<(u8, Option<i32>)>,
-    start_offset_ms: Option<i32>,
-    deleted: bool,
-    containers: Vec<ContainerInput>,
-    requests: Option<Vec<(u8, Q)>>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct SampleInput {
-    milli: i64,
-    age_ms: i32,
-    window_s: u8,
-    containers: Vec<(u8, i64)>,
-}
-
-#[derive(Arbitrary, Debug)]
-enum ValuesInput {
-    Pods {
-        per_pod: Vec<Option<SampleInput>>,
-        orphans: Vec<SampleInput>,
-    },
-    Object(i64),
-    External(Vec<i64>),
-    Error,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Step {
-    /// Milliseconds after the previous step (negative: time going backwards).
-    dt: i64,
-    replicas: Option<i32>,
-    status_replicas: Option<i32>,
-    pods: Vec<PodInput>,
-    values: Vec<ValuesInput>,
-    /// Pass one metric value too many (a malformed observation).
-    extra_value: bool,
-    outcome: u8,
-    /// Repeat this step (`repeat % 8` more times, `dt` apart, closed loop): long sequences
-    /// from short inputs.
-    repeat: u8,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Input {
-    min: Option<i32>,
-    max: i32,
-    metrics: Vec<Metric>,
-    behavior: Option<(Option<Rules>, Option<Rules>)>,
-    settings: SettingsInput,
-    scaled_to_zero: bool,
-    start: i64,
-    clone_at: u8,
-    steps: Vec<Step>,
-    long: Option<LongRun>,
-}
-
-/// A long closed loop on one External metric (`testkit::capacity`), the input's bounds,
-/// behavior and settings.
-#[derive(Arbitrary, Debug)]
-struct LongRun {
-    /// 200 to 2,000 evaluations.
-    evaluations: u16,
-    /// 1 to 30 s between evaluations.
-    period_ms: u16,
-    /// The highest load, in replicas: up to 30,000, beyond the 8,191 the rings guarantee.
-    high: u16,
-    /// How often someone else sets the replica count, in percent.
-    set_percent: u8,
-    seed: u64,
-}
 
 // ---------------------------------------------------------------------------------------------
 // Building the engine's inputs
