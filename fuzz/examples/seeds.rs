@@ -395,9 +395,9 @@ fn evaluate_seeds(dir: &Path) {
         "four-sources-behavior-exact",
         &input(behavior(), exact, steps(), None),
     );
-    // The default rings fill: a long loop with loads up to 20,000 replicas' worth.
+    // The default rings fill: 600 evaluations 2 s apart with loads up to 20,000 replicas' worth.
     let long = |seed| LongRun {
-        evaluations: 1800,
+        evaluations: 400,
         period_ms: 1000,
         high: 20_000,
         set_percent: 5,
