@@ -20,6 +20,7 @@ use hpa_fuzz::shared::{Call, Input, Nested};
 use libfuzzer_sys::fuzz_target;
 use testkit::capacity;
 use testkit::invariants::state;
+use testkit::snapshot::SCALE_UP;
 
 // The critical-section implementation (a global lock that allows nesting).
 use critical_section as _;
@@ -71,18 +72,6 @@ impl Observe for Inputs {
 /// Reused across inputs (a `static`, as firmware keeps it): each input starts by resetting it.
 static SHARED: Shared = SharedAutoscaler::new(Inputs::NEW);
 
-static UP: [ScalingPolicy; 2] = [
-    ScalingPolicy {
-        type_: PolicyType::Pods,
-        value: 4,
-        period_seconds: 60,
-    },
-    ScalingPolicy {
-        type_: PolicyType::Percent,
-        value: 100,
-        period_seconds: 15,
-    },
-];
 static DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
     type_: PolicyType::Percent,
     value: 50,
@@ -92,7 +81,7 @@ const BEHAVIOR: Behavior<'static> = Behavior {
     scale_up: Some(ScalingRules {
         stabilization_window_seconds: Some(0),
         select_policy: Some(SelectPolicy::Max),
-        policies: Some(&UP),
+        policies: Some(&SCALE_UP),
         tolerance: None,
     }),
     scale_down: Some(ScalingRules {
