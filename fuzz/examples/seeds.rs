@@ -395,7 +395,8 @@ fn evaluate_seeds(dir: &Path) {
         "four-sources-behavior-exact",
         &input(behavior(), exact, steps(), None),
     );
-    // The default rings fill: 600 evaluations 2 s apart with loads up to 20,000 replicas' worth.
+    // Beyond what the default rings guarantee: 600 evaluations 2 s apart, loads up to 20,000
+    // replicas' worth.
     let long = |seed| LongRun {
         evaluations: 400,
         period_ms: 1000,
