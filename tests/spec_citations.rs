@@ -26,6 +26,8 @@ const SOURCE_ROOTS: &[&str] = &[
     "ffi/libhpa/src",
     "examples",
     "fuzz/fuzz_targets",
+    "fuzz/src",
+    "fuzz/examples",
     "testkit/src",
     "checks/no-panic/src",
     "include",

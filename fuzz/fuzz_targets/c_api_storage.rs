@@ -19,44 +19,9 @@
 use std::mem::{size_of, MaybeUninit};
 use std::ptr;
 
-use arbitrary::Arbitrary;
 use hpa_ffi::*;
+use hpa_fuzz::c_api_storage::{Damage, Input};
 use libfuzzer_sys::fuzz_target;
-
-#[derive(Arbitrary, Debug)]
-struct Step {
-    /// Seconds after the previous evaluation.
-    dt: u8,
-    /// The queue length per replica, in units.
-    load: u8,
-    /// 0 or 1: failed, 2: unreported, otherwise succeeded.
-    outcome: u8,
-    /// Overrides the replica count the closed loop gives (the target changed outside).
-    replicas: Option<u8>,
-}
-
-#[derive(Arbitrary, Debug)]
-enum Damage {
-    Flip { offset: u16, bit: u8 },
-    Write { offset: u16, value: u8 },
-    Zero { offset: u16, len: u8 },
-    Garbage { offset: u16, len: u8, seed: u64 },
-}
-
-#[derive(Arbitrary, Debug)]
-struct Input {
-    steps: Vec<Step>,
-    damage: Vec<Damage>,
-    /// The calls' evaluation: seconds after the last step, and its load.
-    dt: u8,
-    load: u8,
-    /// The snapshot restored: the reference's own save (of the calls' instant), damaged by
-    /// `snapshot_damage`, cut to `snapshot_len` bytes when set, then resealed when `reseal`.
-    snapshot_damage: Vec<Damage>,
-    snapshot_len: Option<u16>,
-    reseal: bool,
-    restore_now_ms: i64,
-}
 
 /// The bytes of `hpa_autoscaler` the state takes (ffi/src/autoscaler.rs, `FIELD_BYTES`): the
 /// engine's 2,024, the marker and fingerprint, two messages; the rest of the storage is spare.

@@ -16,19 +16,29 @@
 //!   fill the default rings: against a reference that never folds
 //!   (`testkit::capacity::closed_loop`), a decision without `history_overflowed` equals the
 //!   reference's, and one with it lies between the current count and the reference's
-//!   (docs/spec/history.md#capacity).
+//!   (docs/spec/history.md#capacity);
+//! * the two arithmetic modes agree where the spec makes them agree. Exact mode evaluates
+//!   only the float64 expressions of docs/spec/arithmetic.md#exact-mode in rationals; integer
+//!   steps, refusals and branches stay as upstream. So, run in lockstep (the same steps, the
+//!   Kubernetes decisions applied to both) for as long as the two states are equal: both
+//!   refuse the same input with the same error; a decision without metrics (the branches
+//!   before docs/spec/reconcile.md#metric-branch) is the same; the same metrics fail with the
+//!   same error; and equal combined proposals give the same decision when normalization has
+//!   no float64 expression (the legacy path, docs/spec/arithmetic.md's table, or policies of
+//!   type Pods only: the Percent limits are quirks 3 and 4). Nothing is asserted about the
+//!   proposals themselves, which the quirks (ratio x pods, tolerance bounds) let differ, nor
+//!   once the states differ.
 //!
 //! The owned models and the per-decision checks are `testkit`'s (`model`, `invariants`), which
 //! `tests/invariants.rs` runs on generated sequences too.
 #![no_main]
 
-use arbitrary::Arbitrary;
 use hpa::autoscaler::{DEFAULT_EVENT_BYTES, DEFAULT_RECOMMENDATION_BYTES};
 use hpa::conditions::{ConditionType, Reason};
 use hpa::input::{
     ConditionStatus, ContainerKind, ContainerUsage, PodPhase, ReadyCondition, ResourceRequest,
 };
-use hpa::metrics::MAX_METRICS;
+use hpa::metrics::{MetricOutcome, MAX_METRICS};
 use hpa::spec::{
     ContainerResourceMetricSource, CrossVersionObjectReference, ExternalMetricSource,
     MetricIdentifier, MetricSourceType, MetricSpec, MetricTarget, MetricTargetType,
@@ -38,169 +48,12 @@ use hpa::spec::{
 use hpa::Tolerance;
 use hpa::{Arithmetic, Autoscaler, Duration, EvaluateError, Hpa, HpaSpec, Instant};
 use hpa::{Quantity, Settings};
+use hpa_fuzz::evaluate::*;
 use libfuzzer_sys::fuzz_target;
 use testkit::capacity::{self, closed_loop, StepInput};
 use testkit::invariants::{check_decision, state};
 use testkit::model::{self, with_observation, BehaviorModel, Outcome, RulesModel};
 use testkit::Rng;
-
-// ---------------------------------------------------------------------------------------------
-// The fuzzer's input
-
-#[derive(Arbitrary, Debug)]
-enum Q {
-    Milli(i64),
-    Units(i16),
-    Text(String),
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum TargetType {
-    Utilization,
-    Value,
-    AverageValue,
-    Unset,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Target {
-    type_: TargetType,
-    value: Option<Q>,
-    average_value: Option<Q>,
-    average_utilization: Option<i32>,
-}
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Source {
-    Resource,
-    ContainerResource,
-    Pods,
-    Object,
-    External,
-    Unset,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Metric {
-    source: Source,
-    resource: u8,
-    container: u8,
-    name: u8,
-    selector: bool,
-    selector_invalid: bool,
-    target: Target,
-    /// Also populate a source field that does not match the type (invalid).
-    extra_field: bool,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Policy {
-    percent: bool,
-    value: i32,
-    period_seconds: i32,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Rules {
-    window: Option<i32>,
-    select: Option<u8>,
-    policies: Option<Vec<Policy>>,
-    tolerance: Option<Q>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct SettingsInput {
-    exact: bool,
-    tolerance: Option<(u16, i8)>,
-    downscale_window_ms: Option<u32>,
-    cpu_initialization_s: Option<u16>,
-    readiness_delay_s: Option<u16>,
-    scale_to_zero: bool,
-    configurable_tolerance: bool,
-    legacy_factor: Option<u8>,
-    legacy_minimum: Option<u8>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct ContainerInput {
-    name: u8,
-    kind: u8,
-    requests: Vec<(u8, Q)>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct PodInput {
-    phase: u8,
-    ready: Option<(u8, Option<i32>)>,
-    start_offset_ms: Option<i32>,
-    deleted: bool,
-    containers: Vec<ContainerInput>,
-    requests: Option<Vec<(u8, Q)>>,
-}
-
-#[derive(Arbitrary, Debug)]
-struct SampleInput {
-    milli: i64,
-    age_ms: i32,
-    window_s: u8,
-    containers: Vec<(u8, i64)>,
-}
-
-#[derive(Arbitrary, Debug)]
-enum ValuesInput {
-    Pods {
-        per_pod: Vec<Option<SampleInput>>,
-        orphans: Vec<SampleInput>,
-    },
-    Object(i64),
-    External(Vec<i64>),
-    Error,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Step {
-    /// Milliseconds after the previous step (negative: time going backwards).
-    dt: i64,
-    replicas: Option<i32>,
-    status_replicas: Option<i32>,
-    pods: Vec<PodInput>,
-    values: Vec<ValuesInput>,
-    /// Pass one metric value too many (a malformed observation).
-    extra_value: bool,
-    outcome: u8,
-    /// Repeat this step (`repeat % 8` more times, `dt` apart, closed loop): long sequences
-    /// from short inputs.
-    repeat: u8,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Input {
-    min: Option<i32>,
-    max: i32,
-    metrics: Vec<Metric>,
-    behavior: Option<(Option<Rules>, Option<Rules>)>,
-    settings: SettingsInput,
-    scaled_to_zero: bool,
-    start: i64,
-    clone_at: u8,
-    steps: Vec<Step>,
-    long: Option<LongRun>,
-}
-
-/// A long closed loop on one External metric (`testkit::capacity`), the input's bounds,
-/// behavior and settings.
-#[derive(Arbitrary, Debug)]
-struct LongRun {
-    /// 200 to 2,000 evaluations.
-    evaluations: u16,
-    /// 1 to 30 s between evaluations.
-    period_ms: u16,
-    /// The highest load, in replicas: up to 30,000, beyond the 8,191 the rings guarantee.
-    high: u16,
-    /// How often someone else sets the replica count, in percent.
-    set_percent: u8,
-    seed: u64,
-}
 
 // ---------------------------------------------------------------------------------------------
 // Building the engine's inputs
@@ -656,10 +509,103 @@ fuzz_target!(|input: Input| {
     );
     assert_eq!(first, again, "not deterministic");
     run::<8, 6>(&hpa, &settings, valid, stz, &steps, clone_at);
+    compare_modes(&hpa, &settings, stz, &steps);
     if let Some(long) = &input.long {
         long_run(&input, &behavior, &settings, long);
     }
 });
+
+/// Kubernetes and exact arithmetic in lockstep while their states are equal (module docs).
+fn compare_modes(
+    hpa: &Hpa<'_>,
+    settings: &Settings,
+    restored_scaled_to_zero: bool,
+    steps: &[model::Step],
+) {
+    let [kubernetes, exact] =
+        [Arithmetic::Kubernetes, Arithmetic::Exact].map(|arithmetic| Settings {
+            arithmetic,
+            ..*settings
+        });
+    // Normalization without a float64 expression: the legacy path, or Pods policies only.
+    let integer_normalization = hpa.behavior().is_none_or(|b| {
+        [&b.scale_up, &b.scale_down]
+            .iter()
+            .all(|r| r.policies.iter().all(|p| p.type_ == PolicyType::Pods))
+    });
+    let mut k: Autoscaler = Autoscaler::new();
+    if restored_scaled_to_zero {
+        k.status_mut().conditions.set(
+            ConditionType::ScaledToZero,
+            ConditionStatus::True,
+            Reason::ScaledToZero,
+        );
+    }
+    let mut e = k.clone();
+    let mut replicas = 3;
+    for (i, step) in steps.iter().enumerate() {
+        if state(&k) != state(&e) {
+            return;
+        }
+        let current = step.replicas.unwrap_or(replicas);
+        let status_replicas = step.status_replicas.unwrap_or(current);
+        let outcome = with_observation(step, current, status_replicas, |obs| {
+            let dk = k.evaluate(hpa, &kubernetes, obs);
+            let de = e.evaluate(hpa, &exact, obs);
+            let context = || format!("step {i}\nkubernetes: {dk:?}\nexact: {de:?}");
+            let (dk, de) = match (&dk, &de) {
+                (Ok(dk), Ok(de)) => (dk, de),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "the modes refuse differently: {}", context());
+                    return None;
+                }
+                _ => panic!("one mode refused: {}", context()),
+            };
+            if dk.metrics.is_empty() || de.metrics.is_empty() {
+                assert_eq!(format!("{dk:?}"), format!("{de:?}"), "{}", context());
+            }
+            let failures = |d: &hpa::Decision<'_>| {
+                d.metrics
+                    .iter()
+                    .map(|m| match m {
+                        MetricOutcome::Error(e) => Some(format!("{e:?}")),
+                        MetricOutcome::Proposal(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(failures(dk), failures(de), "failed metrics: {}", context());
+            if dk.proposal == de.proposal && integer_normalization {
+                assert_eq!(
+                    (dk.desired_replicas, dk.rescale),
+                    (de.desired_replicas, de.rescale),
+                    "{}",
+                    context()
+                );
+            }
+            Some((dk.desired_replicas, dk.rescale, de.rescale))
+        });
+        let Some((desired, rescale_k, rescale_e)) = outcome else {
+            continue;
+        };
+        match step.outcome {
+            Outcome::Failed => {
+                k.rescale_failed();
+                e.rescale_failed();
+            }
+            Outcome::Unreported => {}
+            Outcome::Succeeded => {
+                k.rescale_succeeded();
+                e.rescale_succeeded();
+                if rescale_k {
+                    replicas = desired;
+                }
+            }
+        }
+        if rescale_k != rescale_e {
+            return;
+        }
+    }
+}
 
 /// The default rings against the reference on a long loop (see the module docs).
 fn long_run(input: &Input, behavior: &Option<BehaviorModel>, settings: &Settings, long: &LongRun) {
