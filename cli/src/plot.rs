@@ -52,31 +52,29 @@ fn thin(points: Points) -> Points {
     if points.len() <= 4 * BUCKETS {
         return points;
     }
-    let (x0, x1) = (points[0].0, points[points.len() - 1].0);
+    let (Some(&(x0, _)), Some(&(x1, _))) = (points.first(), points.last()) else {
+        return points;
+    };
     let width = (x1 - x0).max(f64::MIN_POSITIVE) / BUCKETS as f64;
+    let bucket = |p: &(f64, f64)| ((p.0 - x0) / width).floor();
     let mut out = Vec::with_capacity(4 * BUCKETS + 4);
-    let mut start = 0;
-    while start < points.len() {
-        let bucket = ((points[start].0 - x0) / width).floor();
-        let mut end = start + 1;
-        while end < points.len() && ((points[end].0 - x0) / width).floor() <= bucket {
-            end += 1;
-        }
-        let slice = &points[start..end];
-        let (mut lo, mut hi) = (0, 0);
+    for slice in points.chunk_by(|a, b| bucket(b) <= bucket(a)) {
+        let Some(&(_, first)) = slice.first() else {
+            continue;
+        };
+        let (mut lo, mut hi) = ((0, first), (0, first));
         for (i, p) in slice.iter().enumerate() {
-            if p.1 < slice[lo].1 {
-                lo = i;
+            if p.1 < lo.1 {
+                lo = (i, p.1);
             }
-            if p.1 > slice[hi].1 {
-                hi = i;
+            if p.1 > hi.1 {
+                hi = (i, p.1);
             }
         }
-        let mut keep = vec![0, lo, hi, slice.len() - 1];
+        let mut keep = vec![0, lo.0, hi.0, slice.len().saturating_sub(1)];
         keep.sort_unstable();
         keep.dedup();
-        out.extend(keep.into_iter().map(|i| slice[i]));
-        start = end;
+        out.extend(keep.into_iter().filter_map(|i| slice.get(i).copied()));
     }
     out
 }
@@ -134,11 +132,18 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 /// A run's letter in legends when several runs share the picture.
 fn tag(runs: &[Run], i: usize) -> String {
-    if runs.len() > 1 {
-        format!("{} ", runs[i].plan.label)
-    } else {
-        String::new()
+    match runs.get(i) {
+        Some(run) if runs.len() > 1 => format!("{} ", run.plan.label),
+        _ => String::new(),
     }
+}
+
+/// Colour `i` of a palette, which repeats.
+fn nth_color(palette: &[RGBColor], i: usize) -> RGBColor {
+    i.checked_rem(palette.len())
+        .and_then(|i| palette.get(i))
+        .copied()
+        .unwrap_or(BLACK)
 }
 
 /// Renders the runs as an SVG document.
@@ -169,10 +174,8 @@ pub fn render(
     columns.sort_unstable();
     columns.dedup();
 
-    let height = TITLE_HEIGHT
-        + DEMAND_HEIGHT
-        + PODS_HEIGHT
-        + METRIC_HEIGHT * u32::try_from(panels.len()).unwrap_or(1);
+    let height = (TITLE_HEIGHT + DEMAND_HEIGHT + PODS_HEIGHT)
+        .saturating_add(METRIC_HEIGHT.saturating_mul(u32::try_from(panels.len()).unwrap_or(1)));
     let hours = clock.duration >= 3 * 3_600_000;
     let (scale, unit) = if hours {
         (3_600_000.0, "h")
@@ -209,14 +212,15 @@ pub fn render(
         // Demand.
         let demand_points: Vec<(String, Points)> = columns
             .iter()
-            .map(|&c| {
+            .filter_map(|&c| Some((c, demand.get(c)?, load.columns.get(c)?)))
+            .map(|(c, series, column)| {
                 let points = xs
                     .iter()
-                    .zip(&demand[c])
+                    .zip(series)
                     .map(|(x, d)| (*x, *d as f64 / 1000.0))
                     .chain(std::iter::once((
                         end,
-                        demand[c].last().map_or(0.0, |d| *d as f64 / 1000.0),
+                        series.last().map_or(0.0, |d| *d as f64 / 1000.0),
                     )))
                     .collect();
                 let unit = runs
@@ -225,9 +229,9 @@ pub fn render(
                     .find(|m| m.column == c)
                     .map_or("", |m| m.demand_unit);
                 let name = if unit.is_empty() {
-                    load.columns[c].clone()
+                    column.clone()
                 } else {
-                    format!("{} ({unit})", load.columns[c])
+                    format!("{column} ({unit})")
                 };
                 (name, thin(points))
             })
@@ -245,7 +249,7 @@ pub fn render(
             |chart| {
                 let mut legend = Vec::new();
                 for (i, (name, points)) in demand_points.iter().enumerate() {
-                    let color = DEMAND_COLORS[i % DEMAND_COLORS.len()];
+                    let color = nth_color(&DEMAND_COLORS, i);
                     chart
                         .draw_series(LineSeries::new(
                             points.iter().copied(),
@@ -290,9 +294,12 @@ pub fn render(
             |chart| {
                 let mut legend = Vec::new();
                 // One "needed" line when every run needs the same (same targets).
-                let shared_need = runs.windows(2).all(|w| w[0].needed == w[1].needed);
+                let shared_need = runs
+                    .iter()
+                    .zip(runs.iter().skip(1))
+                    .all(|(a, b)| a.needed == b.needed);
                 for (i, (desired, ready, needed)) in pod_series.iter().enumerate() {
-                    let color = RUN_COLORS[i % RUN_COLORS.len()];
+                    let color = nth_color(&RUN_COLORS, i);
                     let t = tag(runs, i);
                     if !shared_need || i == 0 {
                         let (need_color, label) = if shared_need {
@@ -334,7 +341,7 @@ pub fn render(
                 // The runs' key numbers, so that the picture tells the outcome too.
                 legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));
                 for (i, run) in runs.iter().enumerate() {
-                    let color = RUN_COLORS[i % RUN_COLORS.len()].to_rgba();
+                    let color = nth_color(&RUN_COLORS, i).to_rgba();
                     let s = &run.summary;
                     let hours = s.pod_ms as f64 / 3_600_000.0;
                     let above = s.above_ms as f64 * 100.0 / s.duration_ms.max(1) as f64;
@@ -352,7 +359,7 @@ pub fn render(
                     legend.push(Legend(
                         format!(
                             "    {} scale events, {} reversals",
-                            s.scale_ups + s.scale_downs,
+                            s.scale_ups.saturating_add(s.scale_downs),
                             s.reversals
                         ),
                         color,
@@ -369,12 +376,12 @@ pub fn render(
         for ((key, unit), area) in panels.iter().zip(areas.iter()) {
             let mut lines: Vec<(usize, String, Vec<Points>, f64)> = Vec::new();
             for (i, run) in runs.iter().enumerate() {
-                for (m, metric) in run.plan.metrics.iter().enumerate() {
+                for (metric, current) in run.plan.metrics.iter().zip(&run.current) {
                     if metric.key == *key && metric.unit == *unit {
                         lines.push((
                             i,
                             metric.title.clone(),
-                            segments(&xs, &run.current[m]),
+                            segments(&xs, current),
                             metric.target,
                         ));
                     }
@@ -401,7 +408,7 @@ pub fn render(
                 |chart| {
                     let mut legend = Vec::new();
                     for (i, _, segs, target) in &lines {
-                        let color = RUN_COLORS[i % RUN_COLORS.len()];
+                        let color = nth_color(&RUN_COLORS, *i);
                         let t = tag(runs, *i);
                         let target_text = crate::explain::decimal(*target, 3);
                         for seg in segs {
@@ -481,22 +488,28 @@ fn panel<'b>(
         .map_err(err)?;
     let legend = draw(&mut chart)?;
     for (i, Legend(text, color, width, dashed)) in legend.iter().enumerate() {
-        let y = 34 + 20 * i32::try_from(i).unwrap_or(0);
+        let y = i32::try_from(i)
+            .unwrap_or(i32::MAX)
+            .saturating_mul(20)
+            .saturating_add(34);
         let style = color.stroke_width(*width);
         if *width == 0 {
             legend_area
                 .draw(&Text::new(
                     text.clone(),
-                    (4, y - 7),
+                    (4, y.saturating_sub(7)),
                     (FONT, 12).into_font().color(color),
                 ))
                 .map_err(err)?;
             continue;
         }
         if *dashed {
-            for x in [4, 16, 28] {
+            for x in [4i32, 16, 28] {
                 legend_area
-                    .draw(&PathElement::new(vec![(x, y), (x + 7, y)], style))
+                    .draw(&PathElement::new(
+                        vec![(x, y), (x.saturating_add(7), y)],
+                        style,
+                    ))
                     .map_err(err)?;
             }
         } else {
@@ -507,7 +520,7 @@ fn panel<'b>(
         legend_area
             .draw(&Text::new(
                 text.clone(),
-                (44, y - 7),
+                (44, y.saturating_sub(7)),
                 (FONT, 12).into_font().color(&BLACK),
             ))
             .map_err(err)?;
