@@ -45,6 +45,7 @@ pub mod csv_load;
 pub mod explain;
 mod noise;
 pub mod plot;
+pub mod pod_template;
 pub mod simulate;
 pub mod simulate_cmd;
 pub mod state;

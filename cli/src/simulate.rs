@@ -16,8 +16,9 @@
 //!   container the ContainerResource metrics name (in the order they first name them), or one
 //!   container `app` when none does; each container requests the `--pod-request` resources
 //!   (default `cpu=1`, `memory=1Gi`), so a Resource metric's utilization is against their
-//!   sum, as upstream adds a pod's containers' requests. At the start the pool holds the
-//!   initial replicas, ready for an hour.
+//!   sum, as upstream adds a pod's containers' requests. With `--pod-template` the pods have
+//!   its containers, sidecars and requests instead (`crate::pod_template`). At the start the
+//!   pool holds the initial replicas, ready for an hour.
 //! * **Samples.** Each evaluation sees, per metric:
 //!   - Resource and ContainerResource (Utilization or AverageValue), Pods (AverageValue): the
 //!     demand spread evenly over the ready pods; each ready pod reports its share as its
@@ -55,8 +56,8 @@ use std::fmt::Write as _;
 
 use bumpalo::Bump;
 use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
-    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
+    ConditionStatus, Container, ContainerUsage, MetricValues, Observation, Pod, PodPhase,
+    PodSamples, ReadyCondition, ResourceRequest, Sample,
 };
 use hpa::metrics::{MetricName, MetricOutcome, MAX_METRICS};
 use hpa::settings::Settings;
@@ -67,6 +68,7 @@ use hpa::{Autoscaler, Hpa, Quantity};
 use crate::csv_load::Load;
 use crate::explain::{self, EventLog, Target};
 use crate::noise::Noise;
+use crate::pod_template::{PodTemplate, RequestProblem};
 use crate::trace::Manifest;
 
 /// The most pods the pool model holds (a guard against runaway specs).
@@ -104,8 +106,10 @@ pub struct Options {
     pub seed: u64,
     /// Replicas at the start; `None`: what the first demand needs, within the HPA's range.
     pub initial_replicas: Option<i32>,
-    /// Per-pod requests (resource, quantity).
+    /// Each container's requests (resource, quantity) without a pod template.
     pub requests: Vec<(String, Quantity)>,
+    /// The pods' containers and requests (`--pod-template`), instead of `requests`.
+    pub pod_template: Option<PodTemplate>,
     /// Steps to explain.
     pub explain: Explain,
 }
@@ -215,7 +219,7 @@ pub struct Plan {
     /// The metrics.
     pub metrics: Vec<MetricPlan>,
     /// Each pod's containers (see the module documentation).
-    containers: Vec<String>,
+    template: PodTemplate,
     min: i32,
     max: i32,
 }
@@ -303,15 +307,21 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
     let spec = manifest.spec(&arena);
     let hpa = Hpa::new(&spec, &opts.settings).map_err(|e| format!("{path}: {e}"))?;
     let specs = hpa.metrics();
-    let mut containers: Vec<String> = Vec::new();
-    for c in specs.iter().filter_map(|m| m.container_resource) {
-        if !containers.iter().any(|n| n == c.container) {
-            containers.push(c.container.to_owned());
+    let template = match &opts.pod_template {
+        Some(template) => template.clone(),
+        None => {
+            let mut containers: Vec<String> = Vec::new();
+            for c in specs.iter().filter_map(|m| m.container_resource) {
+                if !containers.iter().any(|n| n == c.container) {
+                    containers.push(c.container.to_owned());
+                }
+            }
+            if containers.is_empty() {
+                containers.push("app".to_owned());
+            }
+            PodTemplate::uniform(&containers, &opts.requests)
         }
-    }
-    if containers.is_empty() {
-        containers.push("app".to_owned());
-    }
+    };
     let mut metrics = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let column = column_for(i, spec, specs, load, path)?;
@@ -324,31 +334,41 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
             }
             (Some(MetricSourceType::Resource | MetricSourceType::ContainerResource), t) => {
                 let resource = explain::resource_name(spec).unwrap_or("");
-                let named = spec.container_resource.map(|c| c.container.to_owned());
-                // The request the utilization is of: the named container's, or the pod's
-                // (every container requests the same).
-                let per_pod = if named.is_some() { 1 } else { containers.len() };
-                let feed = Feed::PodShare { container: named };
+                let named = spec.container_resource.map(|c| c.container);
+                if let Some(c) = named.filter(|c| !template.has(c)) {
+                    return Err(fail(&format!(
+                        "{} has no container `{c}` (containers: {})",
+                        template.file.as_deref().unwrap_or("the pod"),
+                        template.names()
+                    )));
+                }
+                // The request the utilization is of: the named container's, or the pod's.
+                let request = template.request(named, resource).map_err(|problem| {
+                    let file = template.file.as_deref().unwrap_or("");
+                    fail(&match problem {
+                        RequestProblem::NoRequest => format!(
+                            "a Utilization target needs the pods' request: pass \
+                             --pod-request {resource}=QUANTITY"
+                        ),
+                        RequestProblem::Missing(c) => format!(
+                            "a Utilization target needs the pods' request: container `{c}` \
+                             of {file} has no {resource} request"
+                        ),
+                        RequestProblem::NoContainer(c) => format!("no container `{c}`"),
+                    })
+                });
+                let feed = Feed::PodShare {
+                    container: named.map(str::to_owned),
+                };
                 match t {
                     Target::Utilization(percent) => {
-                        let request = opts
-                            .requests
-                            .iter()
-                            .find(|(r, _)| r == resource)
-                            .map(|(_, q)| q.milli_value())
-                            .ok_or_else(|| {
-                                fail(&format!(
-                                    "a Utilization target needs the pods' request: pass \
-                                     --pod-request {resource}=QUANTITY"
-                                ))
-                            })?;
+                        let request = request?;
                         if request <= 0 {
                             return Err(fail(&format!(
                                 "the pods' {resource} request must be positive"
                             )));
                         }
-                        let request = i128::from(request)
-                            .saturating_mul(i128::try_from(per_pod).unwrap_or(i128::MAX));
+                        let request = i128::from(request);
                         (
                             feed,
                             (request.saturating_mul(i128::from(percent)), 100),
@@ -415,7 +435,7 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
         label,
         path: path.to_owned(),
         metrics,
-        containers,
+        template,
         min: hpa.min_replicas(),
         max: hpa.max_replicas(),
     })
@@ -549,22 +569,30 @@ fn run_with<const R: usize, const E: usize>(
     }
     let steps = clock.times.len();
 
-    // The pod template: the plan's containers, each with every request.
-    let requests: Vec<ResourceRequest<'_>> = opts
-        .requests
+    // The pod template: the plan's containers with their requests.
+    let requests: Vec<Vec<ResourceRequest<'_>>> = plan
+        .template
+        .containers
         .iter()
-        .map(|(resource, quantity)| ResourceRequest {
-            resource,
-            quantity: *quantity,
+        .map(|c| {
+            c.requests
+                .iter()
+                .map(|(resource, quantity)| ResourceRequest {
+                    resource,
+                    quantity: *quantity,
+                })
+                .collect()
         })
         .collect();
     let containers: Vec<Container<'_>> = plan
+        .template
         .containers
         .iter()
-        .map(|name| Container {
-            name,
-            kind: ContainerKind::Regular,
-            requests: &requests,
+        .zip(&requests)
+        .map(|(c, requests)| Container {
+            name: &c.name,
+            kind: c.kind,
+            requests,
         })
         .collect();
     let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
@@ -1099,9 +1127,10 @@ spec:
                 ("memory".to_owned(), Quantity::parse("1Gi").unwrap()),
             ],
             explain: Explain::None,
+            pod_template: None,
         };
         let plan = plan(&manifest, "hpa.yaml", &load, &opts).unwrap();
-        assert_eq!(plan.containers, ["app", "sidecar"]);
+        assert_eq!(plan.template.names(), "app, sidecar");
         let clock = Clock::new(&load, opts.sync_period).unwrap();
         let demand = load.resample(&clock.absolute());
         let run = run(&manifest, &plan, &clock, &demand, &opts, &|_| {}).unwrap();

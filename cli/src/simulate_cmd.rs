@@ -21,6 +21,7 @@ use hpa::{Autoscaler, Quantity};
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
+use crate::pod_template;
 use crate::simulate::{self, Clock, Explain, Options, Run};
 use crate::trace::{self, ApiVersion, Manifest, Outcome, Trace};
 
@@ -87,6 +88,11 @@ pub struct SimulateArgs {
     /// memory=1Gi). Pods have one container per container a metric names, else one.
     #[arg(long = "pod-request", value_name = "RESOURCE=QUANTITY")]
     pub pod_request: Vec<String>,
+    /// The pods' containers and their requests from a Pod (v1) or Deployment (apps/v1)
+    /// manifest, sidecars (init containers with restartPolicy: Always) included, instead of
+    /// --pod-request.
+    #[arg(long, value_name = "MANIFEST", conflicts_with = "pod_request")]
+    pub pod_template: Option<PathBuf>,
     /// Explain every step (long for long runs).
     #[arg(long)]
     pub explain: bool,
@@ -308,6 +314,10 @@ fn options(args: &SimulateArgs) -> Result<Options, String> {
     // In [0, 10^6]: `noise` is in [0, 1].
     #[allow(clippy::cast_possible_truncation)]
     let noise_ppm = (noise * 1_000_000.0).round() as i64;
+    let pod_template = match &args.pod_template {
+        Some(path) => Some(pod_template::load(path).map_err(|e| format!("--pod-template {e}"))?),
+        None => None,
+    };
     Ok(Options {
         settings,
         sync_period,
@@ -316,6 +326,7 @@ fn options(args: &SimulateArgs) -> Result<Options, String> {
         seed: args.seed,
         initial_replicas: args.initial_replicas,
         requests,
+        pod_template,
         explain,
     })
 }
@@ -395,15 +406,24 @@ fn settings_line(opts: &Options) -> String {
 }
 
 fn pool_line(opts: &Options) -> String {
-    let requests: Vec<String> = opts
-        .requests
-        .iter()
-        .map(|(r, q)| format!("{r}={q}"))
-        .collect();
+    let requests = match &opts.pod_template {
+        Some(template) => format!(
+            "pod template {} ({})",
+            template.file.as_deref().unwrap_or(""),
+            template.describe()
+        ),
+        None => {
+            let requests: Vec<String> = opts
+                .requests
+                .iter()
+                .map(|(r, q)| format!("{r}={q}"))
+                .collect();
+            format!("requests {}", requests.join(" "))
+        }
+    };
     format!(
-        "pool: start-up delay {}, requests {}, noise {}, seed {}",
+        "pool: start-up delay {}, {requests}, noise {}, seed {}",
         explain::seconds(opts.startup_delay),
-        requests.join(" "),
         explain::decimal(opts.noise_ppm as f64 / 1_000_000.0, 6),
         opts.seed
     )
