@@ -9,6 +9,10 @@
 //! 3. **One panel per metric**: the value the HPA measured (utilization in percent of the
 //!    request, or the average/value in the metric's unit) and its target (dashed).
 //!
+//! Legend entries wrap onto further lines rather than run past the picture's edge; a metric
+//! name too long for its caption or axis is shortened there (`…`) and given whole in its
+//! legend.
+//!
 //! Long series are thinned to about a thousand buckets, keeping each bucket's first, lowest,
 //! highest and last point, so spikes stay visible and the file stays small. The SVG has no
 //! embedded font and no timestamp: the same run gives the same file.
@@ -27,6 +31,14 @@ const METRIC_HEIGHT: u32 = 230;
 const LEGEND_WIDTH: u32 = 250;
 const BUCKETS: usize = 1000;
 const FONT: &str = "sans-serif";
+/// The characters of 12 px text that fit the legend beside a line sample, and a note (the
+/// legend is 250 px wide, a character about 6.5 px).
+const LEGEND_CHARS: usize = 31;
+const NOTE_CHARS: usize = 37;
+/// The characters of a metric's name that fit a panel's caption (15 px, with its ": measured
+/// by the HPA vs target"), and its axis description (12 px along the panel's height).
+const CAPTION_NAME_CHARS: usize = 80;
+const AXIS_CHARS: usize = 34;
 
 /// Run colours: blue and orange (distinguishable with the common colour-vision deficiencies).
 const RUN_COLORS: [RGBColor; 4] = [
@@ -398,15 +410,23 @@ pub fn render(
             } else {
                 format!("{key} ({unit} of request)")
             };
+            // Names too long for the caption or the axis are shortened there and given whole
+            // in the legend.
+            let caption_name = shorten(&name, CAPTION_NAME_CHARS);
+            let axis = shorten(&y_desc, AXIS_CHARS);
             panel(
                 area,
-                &format!("{name}: measured by the HPA vs target"),
+                &format!("{caption_name}: measured by the HPA vs target"),
                 end,
                 y_max,
                 &x_desc,
-                &y_desc,
+                &axis,
                 |chart| {
                     let mut legend = Vec::new();
+                    if caption_name != name || axis != y_desc {
+                        legend.push(Legend(name.clone(), BLACK.to_rgba(), 0, false));
+                        legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));
+                    }
                     for (i, _, segs, target) in &lines {
                         let color = nth_color(&RUN_COLORS, *i);
                         let t = tag(runs, *i);
@@ -487,22 +507,35 @@ fn panel<'b>(
         .draw()
         .map_err(err)?;
     let legend = draw(&mut chart)?;
-    for (i, Legend(text, color, width, dashed)) in legend.iter().enumerate() {
-        let y = i32::try_from(i)
-            .unwrap_or(i32::MAX)
-            .saturating_mul(20)
-            .saturating_add(34);
+    // Entries 20 px apart; a long one wraps onto lines 15 px apart.
+    let mut y = 34i32;
+    for Legend(text, color, width, dashed) in &legend {
         let style = color.stroke_width(*width);
-        if *width == 0 {
+        let (x, chars, text_color) = if *width == 0 {
+            (4, NOTE_CHARS, *color)
+        } else {
+            (44, LEGEND_CHARS, BLACK.to_rgba())
+        };
+        let lines = wrap(text, chars);
+        for (i, line) in lines.iter().enumerate() {
+            let line_y = y.saturating_add(i32::try_from(i).unwrap_or(0).saturating_mul(15));
             legend_area
                 .draw(&Text::new(
-                    text.clone(),
-                    (4, y.saturating_sub(7)),
-                    (FONT, 12).into_font().color(color),
+                    line.clone(),
+                    (x, line_y.saturating_sub(7)),
+                    (FONT, 12).into_font().color(&text_color),
                 ))
                 .map_err(err)?;
+        }
+        let swatch_y = y;
+        let extra = i32::try_from(lines.len().saturating_sub(1)).unwrap_or(0);
+        y = y
+            .saturating_add(20)
+            .saturating_add(extra.saturating_mul(15));
+        if *width == 0 {
             continue;
         }
+        let y = swatch_y;
         if *dashed {
             for x in [4i32, 16, 28] {
                 legend_area
@@ -517,15 +550,50 @@ fn panel<'b>(
                 .draw(&PathElement::new(vec![(4, y), (35, y)], style))
                 .map_err(err)?;
         }
-        legend_area
-            .draw(&Text::new(
-                text.clone(),
-                (44, y.saturating_sub(7)),
-                (FONT, 12).into_font().color(&BLACK),
-            ))
-            .map_err(err)?;
     }
     Ok(())
+}
+
+/// `text` cut to `max` characters, the last an ellipsis, when it is longer.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `text` in lines of at most `max` characters, broken at spaces (a word longer than a line
+/// broken within it); the text itself when it fits.
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    if text.chars().count() <= max {
+        return vec![text.to_owned()];
+    }
+    let mut lines = Vec::new();
+    let (mut line, mut used) = (String::new(), 0usize);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            if used > 0 && used.saturating_add(1).saturating_add(word.chars().count()) > max {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            } else {
+                line.push(' ');
+                used = used.saturating_add(1);
+            }
+        }
+        for c in word.chars() {
+            if used >= max {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            line.push(c);
+            used = used.saturating_add(1);
+        }
+    }
+    lines.push(line);
+    lines
 }
 
 #[cfg(test)]
@@ -548,6 +616,22 @@ mod tests {
         assert!(thin.contains(&(54_321.0, 50.0)));
         assert_eq!(thin.first(), Some(&(0.0, 1.0)));
         assert_eq!(thin.last(), Some(&(99_999.0, 1.0)));
+    }
+
+    #[test]
+    fn long_texts_wrap_or_shorten() {
+        assert_eq!(wrap("ready pods", 31), ["ready pods"]);
+        assert_eq!(
+            wrap("    12 scale events", 10),
+            ["    12", "scale", "events"]
+        );
+        assert_eq!(
+            wrap("web-tuned: 351 pod-hours, 10.3 % above target,", 37),
+            ["web-tuned: 351 pod-hours, 10.3 %", "above target,"]
+        );
+        assert_eq!(wrap("abcdefghij xy", 4), ["abcd", "efgh", "ij", "xy"]);
+        assert_eq!(shorten("short", 5), "short");
+        assert_eq!(shorten("a_very_long_metric_name", 10), "a_very_lo…");
     }
 
     #[test]

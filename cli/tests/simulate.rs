@@ -913,3 +913,60 @@ fn the_bundled_sidecar_example_runs() {
     );
     assert_eq!(cell(&summary(&text), "initial replicas"), ["12"]);
 }
+
+/// A metric's name too long for its panel's caption and axis is shortened there with an
+/// ellipsis and given whole in the legend, wrapped; legend lines fit the legend's width.
+#[test]
+fn long_metric_names_are_shortened_or_wrapped_not_clipped() {
+    let d = dir("long-names");
+    let name = "istio_requests_per_second_to_the_checkout_service_in_the_eu_west_region_canary";
+    write(
+        &d,
+        "hpa.yaml",
+        &CPU_HPA.replace(
+            "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}",
+            &format!(
+                "    - type: External\n      external:\n        metric: {{name: {name}}}\n        \
+                 target: {{type: AverageValue, averageValue: \"10\"}}"
+            ),
+        ),
+    );
+    write(&d, "load.csv", "time,demand\n0,10\n300,40\n");
+    stdout_of(&hpa(
+        &[
+            "simulate", "--hpa", "hpa.yaml", "--load", "load.csv", "--plot", "plot.svg",
+        ],
+        &d,
+    ));
+    let svg = std::fs::read_to_string(d.join("plot.svg")).expect("the plot");
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</text>"))
+        })
+        .map(|(text, _)| text.trim())
+        .collect();
+    let caption = texts
+        .iter()
+        .find(|t| t.ends_with(": measured by the HPA vs target"))
+        .expect("the metric's caption");
+    assert!(caption.contains('…'), "{caption}");
+    assert!(caption.chars().count() < 130, "{caption}");
+    // The whole name, in the legend's lines.
+    let joined: String = texts.concat();
+    assert!(joined.contains(name), "{texts:?}");
+    assert!(!texts
+        .iter()
+        .any(|t| t.contains(&format!("external metric {name}"))));
+    // No legend or axis text longer than its room.
+    assert!(
+        texts
+            .iter()
+            .filter(|t| !t.starts_with("hpa simulate") && !t.starts_with("pool:"))
+            .all(|t| t.chars().count() <= 130),
+        "{texts:?}"
+    );
+}
