@@ -133,7 +133,7 @@ fn parse_seconds(text: &str) -> Result<i64, String> {
         .checked_mul(1000)
         .and_then(|w| w.checked_add(frac_ms))
         .ok_or_else(too_large)?;
-    Ok(if negative { -ms } else { ms })
+    Ok(if negative { ms.saturating_neg() } else { ms })
 }
 
 /// A non-negative demand quantity in milli-units.
@@ -163,7 +163,7 @@ pub fn parse(text: &str, name: &str) -> Result<Load, LoadError> {
     let mut times = Vec::new();
     let mut series: Vec<Vec<i64>> = Vec::new();
     for (index, raw_line) in text.lines().enumerate() {
-        let line_no = index + 1;
+        let line_no = index.saturating_add(1);
         let line = raw_line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -188,7 +188,7 @@ pub fn parse(text: &str, name: &str) -> Result<Load, LoadError> {
                 if column.is_empty() {
                     return Err(error(
                         Some(line_no),
-                        format!("column {} of the header has no name", k + 2),
+                        format!("column {} of the header has no name", k.saturating_add(2)),
                     ));
                 }
                 if column.eq_ignore_ascii_case("time") || names.iter().any(|n| n == column) {
@@ -203,36 +203,37 @@ pub fn parse(text: &str, name: &str) -> Result<Load, LoadError> {
             header = Some(names);
             continue;
         };
-        if row.len() != columns.len() + 1 {
+        let (time, values) = row.split_first().unwrap_or((&"", &[]));
+        if values.len() != columns.len() {
             return Err(error(
                 Some(line_no),
                 format!(
                     "expected {} fields (time,{}), found {}",
-                    columns.len() + 1,
+                    columns.len().saturating_add(1),
                     columns.join(","),
                     row.len()
                 ),
             ));
         }
-        let at = parse_seconds(row[0])
-            .map_err(|m| error(Some(line_no), format!("column `time`: {m}")))?;
+        let at =
+            parse_seconds(time).map_err(|m| error(Some(line_no), format!("column `time`: {m}")))?;
         if let Some(&previous) = times.last() {
             if at < previous {
                 return Err(error(
                     Some(line_no),
                     format!(
                         "time {} is earlier than the previous row's {}: rows must be in time order",
-                        row[0],
+                        time,
                         Seconds(previous)
                     ),
                 ));
             }
         }
         times.push(at);
-        for (k, field) in row[1..].iter().enumerate() {
+        for ((field, column), values) in values.iter().zip(columns).zip(&mut series) {
             let value = parse_demand(field)
-                .map_err(|m| error(Some(line_no), format!("column `{}`: {m}", columns[k])))?;
-            series[k].push(value);
+                .map_err(|m| error(Some(line_no), format!("column `{column}`: {m}")))?;
+            values.push(value);
         }
     }
     let Some(columns) = header else {
@@ -288,38 +289,58 @@ impl Load {
         self.times.last().copied().unwrap_or(0)
     }
 
-    /// Column `column` sampled at each of `at` (ms, non-decreasing), linearly interpolated.
-    pub fn resample(&self, column: usize, at: &[i64]) -> Vec<i64> {
-        let times = &self.times;
-        let values = &self.series[column];
-        let mut out = Vec::with_capacity(at.len());
-        // `row`: the last row whose time is <= t (rows with equal times: the last of them).
-        let mut row = 0usize;
-        for &t in at {
-            while row + 1 < times.len() && times[row + 1] <= t {
-                row += 1;
-            }
-            let value = if t <= times[0] {
-                values[0]
-            } else if row + 1 >= times.len() || times[row] == t {
-                values[row]
-            } else {
-                let (t0, t1) = (i128::from(times[row]), i128::from(times[row + 1]));
-                let (v0, v1) = (i128::from(values[row]), i128::from(values[row + 1]));
-                let num = (v1 - v0) * (i128::from(t) - t0);
-                let den = t1 - t0;
-                // Rounded to the nearest milli-unit, halves away from zero.
-                let step = if num >= 0 {
-                    (2 * num + den) / (2 * den)
-                } else {
-                    -((-2 * num + den) / (2 * den))
-                };
-                i64::try_from(v0 + step).unwrap_or(i64::MAX)
-            };
-            out.push(value);
-        }
-        out
+    /// Every column sampled at each of `at` (ms, non-decreasing), linearly interpolated:
+    /// `demand[c][k]` is column `c` at `at[k]`.
+    pub fn resample(&self, at: &[i64]) -> Vec<Vec<i64>> {
+        self.series
+            .iter()
+            .map(|values| resample(&self.times, values, at))
+            .collect()
     }
+}
+
+/// One series of `(time, value)` rows sampled at each of `at`. Before the first row, its
+/// value; after the last, the last's; at a time several rows share, the last of them.
+fn resample(times: &[i64], values: &[i64], at: &[i64]) -> Vec<i64> {
+    let mut rows = times.iter().copied().zip(values.iter().copied());
+    let Some(first) = rows.next() else {
+        // A parsed load has rows; nothing to sample otherwise.
+        return vec![0; at.len()];
+    };
+    let mut rows = rows.peekable();
+    // The last row whose time is <= t.
+    let mut current = first;
+    let mut out = Vec::with_capacity(at.len());
+    for &t in at {
+        while let Some(row) = rows.next_if(|row| row.0 <= t) {
+            current = row;
+        }
+        let value = match rows.peek() {
+            _ if t <= first.0 => first.1,
+            Some(&next) if current.0 != t => interpolate(current, next, t),
+            _ => current.1,
+        };
+        out.push(value);
+    }
+    out
+}
+
+/// The value at `t` on the line from `(t0, v0)` to `(t1, v1)`, `t0 < t < t1`, rounded to the
+/// nearest milli-unit, halves away from zero. It lies between `v0` and `v1`, and every
+/// intermediate fits in i128 for i64 inputs: `|v1 - v0| × (t - t0) < 2^63 × 2^64`.
+fn interpolate((t0, v0): (i64, i64), (t1, v1): (i64, i64), t: i64) -> i64 {
+    let step = || {
+        let num = i128::from(v1)
+            .checked_sub(i128::from(v0))?
+            .checked_mul(i128::from(t).checked_sub(i128::from(t0))?)?;
+        let den = i128::from(t1).checked_sub(i128::from(t0))?;
+        let (quotient, remainder) = (num.checked_div(den)?, num.checked_rem(den)?);
+        let half_or_more = remainder.unsigned_abs().checked_mul(2)? >= den.unsigned_abs();
+        quotient.checked_add(if half_or_more { num.signum() } else { 0 })
+    };
+    step()
+        .and_then(|step| i64::try_from(i128::from(v0).checked_add(step)?).ok())
+        .unwrap_or(v0)
 }
 
 #[cfg(test)]
@@ -346,11 +367,35 @@ mod tests {
         // 1 -> 3 over the first minute, then the jump to 10 at 60 s.
         let at = [0, 15_000, 30_000, 59_999, 60_000, 90_000, 120_000, 130_000];
         assert_eq!(
-            load.resample(0, &at),
+            load.resample(&at)[0],
             [1000, 1500, 2000, 3000, 10_000, 10_000, 10_000, 10_000]
         );
         assert_eq!(load.start(), 0);
         assert_eq!(load.end(), 120_000);
+    }
+
+    /// Rows at the integer limits interpolate without overflow (the products take i128's
+    /// whole range), rounded to the nearest.
+    #[test]
+    fn interpolation_at_the_integer_limits() {
+        let load = Load {
+            name: "l.csv".to_owned(),
+            columns: vec!["cpu".to_owned()],
+            times: vec![i64::MIN, i64::MAX],
+            series: vec![vec![0, i64::MAX]],
+        };
+        assert_eq!(
+            load.resample(&[i64::MIN, 0, i64::MAX - 1, i64::MAX]),
+            [vec![0, 4_611_686_018_427_387_904, i64::MAX, i64::MAX]]
+        );
+        let falling = Load {
+            series: vec![vec![i64::MAX, 0]],
+            ..load
+        };
+        assert_eq!(
+            falling.resample(&[0]),
+            [vec![i64::MAX - 4_611_686_018_427_387_904]]
+        );
     }
 
     #[test]

@@ -141,10 +141,14 @@ impl EventLog {
     pub fn add(&mut self, step: usize, at: i64, events: Vec<Event>) {
         for event in events {
             match self.open.get_mut(&event) {
-                Some((row, last_step)) if *last_step + 1 == step || *last_step == step => {
-                    let row = &mut self.rows[*row];
-                    row.count += 1;
-                    row.last = at;
+                Some((row, last_step))
+                    if last_step.checked_add(1) == Some(step) || *last_step == step =>
+                {
+                    // `open` holds indexes of `rows`, which only grows.
+                    if let Some(row) = self.rows.get_mut(*row) {
+                        row.count = row.count.saturating_add(1);
+                        row.last = at;
+                    }
                     *last_step = step;
                 }
                 _ => {

@@ -19,7 +19,13 @@
     clippy::unreachable,
     clippy::todo,
     clippy::unimplemented,
-    clippy::panic_in_result_fn
+    clippy::panic_in_result_fn,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
 )]
 
 use std::path::PathBuf;

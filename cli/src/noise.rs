@@ -33,13 +33,13 @@ impl Noise {
     /// Noise of amplitude `ppm` parts per million (`--noise` allows at most 10^6; larger is
     /// taken as 10^6) from `seed`.
     pub(crate) fn new(seed: u64, ppm: i64) -> Noise {
-        let ppm = ppm.clamp(0, MILLION as i64) as u64;
-        let span = 2 * ppm + 1;
+        let ppm = u64::try_from(ppm).unwrap_or(0).min(MILLION);
+        let span = ppm.saturating_mul(2).saturating_add(1);
         let (reciprocal, shift, short) = reciprocal(span);
         Noise {
             state: seed,
             ppm,
-            lowest: MILLION - ppm,
+            lowest: MILLION.saturating_sub(ppm),
             span,
             reciprocal,
             shift,
@@ -59,22 +59,28 @@ impl Noise {
     /// every 64-bit `x` because `c span - 2^(64 + shift) <= 2^shift` (Lemire, Kaser and
     /// Kurz, "Faster remainder by direct computation", 2019, theorem 1; Granlund and
     /// Montgomery, "Division by invariant integers using multiplication", 1994).
+    ///
+    /// Its arithmetic cannot wrap (a product of two 64-bit numbers fits 128 bits, the quotient
+    /// times `span` is at most `x`), so it wraps rather than checks: this runs per sample.
     fn remainder<const SHORT: bool>(&self, x: u64) -> u64 {
-        let high = ((u128::from(x) * u128::from(self.reciprocal)) >> 64) as u64;
+        let product = u128::from(x).wrapping_mul(u128::from(self.reciprocal));
+        let high = u64::try_from(product >> 64).unwrap_or(u64::MAX);
         let quotient = if SHORT {
-            high >> self.shift
+            high.wrapping_shr(self.shift)
         } else {
             // c has 65 bits: x c / 2^64 = x + high. (x + high) >> shift without a 65-bit
             // sum: high <= x, x - high and x + high have the same parity, and shift >= 2.
-            (high + ((x - high) >> 1)) >> (self.shift - 1)
+            high.wrapping_add(x.wrapping_sub(high) >> 1)
+                .wrapping_shr(self.shift.wrapping_sub(1))
         };
-        x - quotient * self.span
+        x.wrapping_sub(quotient.wrapping_mul(self.span))
     }
 
     /// The next `10^6 + e`, in `[0, 2 x 10^6]`.
     fn factor<const SHORT: bool>(&mut self) -> u64 {
         let draw = self.next();
-        self.remainder::<SHORT>(draw) + self.lowest
+        // At most `2 ppm + 10^6 - ppm`.
+        self.remainder::<SHORT>(draw).wrapping_add(self.lowest)
     }
 
     /// `value x (1 + e)`, `e` uniform in `[-ppm, ppm]` parts per million, rounded toward zero,
@@ -139,19 +145,27 @@ impl Noise {
 /// The reciprocal, shift and kind of [`Noise::remainder`]'s division by `span`, odd: 1 (no
 /// noise, never divided by) or at least 3, so that `span` is never a power of two.
 fn reciprocal(span: u64) -> (u64, u32, bool) {
+    let none = (0, 0, true);
     if span < 3 {
-        return (0, 0, true);
+        return none;
     }
-    // 2^low < span < 2^(low + 1), so 2^64 / 2 < c < 2^64.
-    let low = u64::BITS - 1 - span.leading_zeros();
-    let c = (1u128 << (64 + low)) / u128::from(span) + 1;
-    if c * u128::from(span) - (1u128 << (64 + low)) <= 1u128 << low {
-        return (c as u64, low, true);
-    }
-    // One bit more: 2^64 < c < 2^65, and c span - 2^(64 + shift) < span < 2^shift.
-    let shift = low + 1;
-    let c = (1u128 << (64 + shift)) / u128::from(span) + 1;
-    (c as u64, shift, false)
+    let fast = || {
+        // 2^low < span < 2^(low + 1), so 2^64 / 2 < c < 2^64.
+        let low = span.checked_ilog2()?;
+        let power = 1u128.checked_shl(low.checked_add(64)?)?;
+        let c = power.checked_div(u128::from(span))?.checked_add(1)?;
+        let excess = c.checked_mul(u128::from(span))?.checked_sub(power)?;
+        if excess <= 1u128.checked_shl(low)? {
+            return Some((u64::try_from(c).ok()?, low, true));
+        }
+        // One bit more: 2^64 < c < 2^65, and c span - 2^(64 + shift) < span < 2^shift.
+        let shift = low.checked_add(1)?;
+        let power = 1u128.checked_shl(shift.checked_add(64)?)?;
+        let c = power.checked_div(u128::from(span))?.checked_add(1)?;
+        Some((u64::try_from(c.checked_sub(1 << 64)?).ok()?, shift, false))
+    };
+    // Every odd span of 64 bits has its reciprocal; `none` is never taken.
+    fast().unwrap_or(none)
 }
 
 /// The values whose product by any factor fits 64 bits: every sample of the week's fleet,
@@ -162,13 +176,16 @@ const FITS_32: u64 = u32::MAX as u64 / (2 * MILLION);
 
 /// [`scale`] of a value up to [`FITS`].
 fn scale_64(value: u64, factor: u64) -> i64 {
-    (value * factor / MILLION) as i64
+    i64::try_from(value.wrapping_mul(factor) / MILLION).unwrap_or(i64::MAX)
 }
 
 /// [`scale`] of a value up to [`FITS_32`] (millicores per pod, say), where a cheaper
 /// multiplication divides by the constant.
 fn scale_32(value: u64, factor: u64) -> i64 {
-    i64::from((value * factor) as u32 / MILLION as u32)
+    const MILLION_32: u32 = 1_000_000;
+    // The product fits 32 bits; its low 32 bits are taken without a check per sample.
+    let product = value.wrapping_mul(factor) & u64::from(u32::MAX);
+    i64::from(u32::try_from(product).unwrap_or(u32::MAX) / MILLION_32)
 }
 
 /// `value x factor / 10^6` rounded toward zero, at least 0 and at most `i64::MAX`, for a
@@ -183,7 +200,9 @@ fn scale(value: i64, factor: u64) -> i64 {
     }
     // value x factor = (whole x 10^6 + part) x factor; part x factor < 2 x 10^12.
     let (whole, part) = (value / MILLION, value % MILLION);
-    let scaled = u128::from(whole) * u128::from(factor) + u128::from(part * factor / MILLION);
+    let scaled = u128::from(whole)
+        .wrapping_mul(u128::from(factor))
+        .wrapping_add(u128::from(part.wrapping_mul(factor) / MILLION));
     i64::try_from(scaled).unwrap_or(i64::MAX)
 }
 

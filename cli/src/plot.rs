@@ -9,6 +9,10 @@
 //! 3. **One panel per metric**: the value the HPA measured (utilization in percent of the
 //!    request, or the average/value in the metric's unit) and its target (dashed).
 //!
+//! Legend entries wrap onto further lines rather than run past the picture's edge; a metric
+//! name too long for its caption or axis is shortened there (`…`) and given whole in its
+//! legend.
+//!
 //! Long series are thinned to about a thousand buckets, keeping each bucket's first, lowest,
 //! highest and last point, so spikes stay visible and the file stays small. The SVG has no
 //! embedded font and no timestamp: the same run gives the same file.
@@ -27,6 +31,14 @@ const METRIC_HEIGHT: u32 = 230;
 const LEGEND_WIDTH: u32 = 250;
 const BUCKETS: usize = 1000;
 const FONT: &str = "sans-serif";
+/// The characters of 12 px text that fit the legend beside a line sample, and a note (the
+/// legend is 250 px wide, a character about 6.5 px).
+const LEGEND_CHARS: usize = 31;
+const NOTE_CHARS: usize = 37;
+/// The characters of a metric's name that fit a panel's caption (15 px, with its ": measured
+/// by the HPA vs target"), and its axis description (12 px along the panel's height).
+const CAPTION_NAME_CHARS: usize = 80;
+const AXIS_CHARS: usize = 34;
 
 /// Run colours: blue and orange (distinguishable with the common colour-vision deficiencies).
 const RUN_COLORS: [RGBColor; 4] = [
@@ -52,31 +64,29 @@ fn thin(points: Points) -> Points {
     if points.len() <= 4 * BUCKETS {
         return points;
     }
-    let (x0, x1) = (points[0].0, points[points.len() - 1].0);
+    let (Some(&(x0, _)), Some(&(x1, _))) = (points.first(), points.last()) else {
+        return points;
+    };
     let width = (x1 - x0).max(f64::MIN_POSITIVE) / BUCKETS as f64;
+    let bucket = |p: &(f64, f64)| ((p.0 - x0) / width).floor();
     let mut out = Vec::with_capacity(4 * BUCKETS + 4);
-    let mut start = 0;
-    while start < points.len() {
-        let bucket = ((points[start].0 - x0) / width).floor();
-        let mut end = start + 1;
-        while end < points.len() && ((points[end].0 - x0) / width).floor() <= bucket {
-            end += 1;
-        }
-        let slice = &points[start..end];
-        let (mut lo, mut hi) = (0, 0);
+    for slice in points.chunk_by(|a, b| bucket(b) <= bucket(a)) {
+        let Some(&(_, first)) = slice.first() else {
+            continue;
+        };
+        let (mut lo, mut hi) = ((0, first), (0, first));
         for (i, p) in slice.iter().enumerate() {
-            if p.1 < slice[lo].1 {
-                lo = i;
+            if p.1 < lo.1 {
+                lo = (i, p.1);
             }
-            if p.1 > slice[hi].1 {
-                hi = i;
+            if p.1 > hi.1 {
+                hi = (i, p.1);
             }
         }
-        let mut keep = vec![0, lo, hi, slice.len() - 1];
+        let mut keep = vec![0, lo.0, hi.0, slice.len().saturating_sub(1)];
         keep.sort_unstable();
         keep.dedup();
-        out.extend(keep.into_iter().map(|i| slice[i]));
-        start = end;
+        out.extend(keep.into_iter().filter_map(|i| slice.get(i).copied()));
     }
     out
 }
@@ -134,11 +144,18 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 /// A run's letter in legends when several runs share the picture.
 fn tag(runs: &[Run], i: usize) -> String {
-    if runs.len() > 1 {
-        format!("{} ", runs[i].plan.label)
-    } else {
-        String::new()
+    match runs.get(i) {
+        Some(run) if runs.len() > 1 => format!("{} ", run.plan.label),
+        _ => String::new(),
     }
+}
+
+/// Colour `i` of a palette, which repeats.
+fn nth_color(palette: &[RGBColor], i: usize) -> RGBColor {
+    i.checked_rem(palette.len())
+        .and_then(|i| palette.get(i))
+        .copied()
+        .unwrap_or(BLACK)
 }
 
 /// Renders the runs as an SVG document.
@@ -169,10 +186,8 @@ pub fn render(
     columns.sort_unstable();
     columns.dedup();
 
-    let height = TITLE_HEIGHT
-        + DEMAND_HEIGHT
-        + PODS_HEIGHT
-        + METRIC_HEIGHT * u32::try_from(panels.len()).unwrap_or(1);
+    let height = (TITLE_HEIGHT + DEMAND_HEIGHT + PODS_HEIGHT)
+        .saturating_add(METRIC_HEIGHT.saturating_mul(u32::try_from(panels.len()).unwrap_or(1)));
     let hours = clock.duration >= 3 * 3_600_000;
     let (scale, unit) = if hours {
         (3_600_000.0, "h")
@@ -209,14 +224,15 @@ pub fn render(
         // Demand.
         let demand_points: Vec<(String, Points)> = columns
             .iter()
-            .map(|&c| {
+            .filter_map(|&c| Some((c, demand.get(c)?, load.columns.get(c)?)))
+            .map(|(c, series, column)| {
                 let points = xs
                     .iter()
-                    .zip(&demand[c])
+                    .zip(series)
                     .map(|(x, d)| (*x, *d as f64 / 1000.0))
                     .chain(std::iter::once((
                         end,
-                        demand[c].last().map_or(0.0, |d| *d as f64 / 1000.0),
+                        series.last().map_or(0.0, |d| *d as f64 / 1000.0),
                     )))
                     .collect();
                 let unit = runs
@@ -225,9 +241,9 @@ pub fn render(
                     .find(|m| m.column == c)
                     .map_or("", |m| m.demand_unit);
                 let name = if unit.is_empty() {
-                    load.columns[c].clone()
+                    column.clone()
                 } else {
-                    format!("{} ({unit})", load.columns[c])
+                    format!("{column} ({unit})")
                 };
                 (name, thin(points))
             })
@@ -245,7 +261,7 @@ pub fn render(
             |chart| {
                 let mut legend = Vec::new();
                 for (i, (name, points)) in demand_points.iter().enumerate() {
-                    let color = DEMAND_COLORS[i % DEMAND_COLORS.len()];
+                    let color = nth_color(&DEMAND_COLORS, i);
                     chart
                         .draw_series(LineSeries::new(
                             points.iter().copied(),
@@ -290,9 +306,12 @@ pub fn render(
             |chart| {
                 let mut legend = Vec::new();
                 // One "needed" line when every run needs the same (same targets).
-                let shared_need = runs.windows(2).all(|w| w[0].needed == w[1].needed);
+                let shared_need = runs
+                    .iter()
+                    .zip(runs.iter().skip(1))
+                    .all(|(a, b)| a.needed == b.needed);
                 for (i, (desired, ready, needed)) in pod_series.iter().enumerate() {
-                    let color = RUN_COLORS[i % RUN_COLORS.len()];
+                    let color = nth_color(&RUN_COLORS, i);
                     let t = tag(runs, i);
                     if !shared_need || i == 0 {
                         let (need_color, label) = if shared_need {
@@ -334,7 +353,7 @@ pub fn render(
                 // The runs' key numbers, so that the picture tells the outcome too.
                 legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));
                 for (i, run) in runs.iter().enumerate() {
-                    let color = RUN_COLORS[i % RUN_COLORS.len()].to_rgba();
+                    let color = nth_color(&RUN_COLORS, i).to_rgba();
                     let s = &run.summary;
                     let hours = s.pod_ms as f64 / 3_600_000.0;
                     let above = s.above_ms as f64 * 100.0 / s.duration_ms.max(1) as f64;
@@ -352,7 +371,7 @@ pub fn render(
                     legend.push(Legend(
                         format!(
                             "    {} scale events, {} reversals",
-                            s.scale_ups + s.scale_downs,
+                            s.scale_ups.saturating_add(s.scale_downs),
                             s.reversals
                         ),
                         color,
@@ -369,12 +388,12 @@ pub fn render(
         for ((key, unit), area) in panels.iter().zip(areas.iter()) {
             let mut lines: Vec<(usize, String, Vec<Points>, f64)> = Vec::new();
             for (i, run) in runs.iter().enumerate() {
-                for (m, metric) in run.plan.metrics.iter().enumerate() {
+                for (metric, current) in run.plan.metrics.iter().zip(&run.current) {
                     if metric.key == *key && metric.unit == *unit {
                         lines.push((
                             i,
                             metric.title.clone(),
-                            segments(&xs, &run.current[m]),
+                            segments(&xs, current),
                             metric.target,
                         ));
                     }
@@ -391,17 +410,25 @@ pub fn render(
             } else {
                 format!("{key} ({unit} of request)")
             };
+            // Names too long for the caption or the axis are shortened there and given whole
+            // in the legend.
+            let caption_name = shorten(&name, CAPTION_NAME_CHARS);
+            let axis = shorten(&y_desc, AXIS_CHARS);
             panel(
                 area,
-                &format!("{name}: measured by the HPA vs target"),
+                &format!("{caption_name}: measured by the HPA vs target"),
                 end,
                 y_max,
                 &x_desc,
-                &y_desc,
+                &axis,
                 |chart| {
                     let mut legend = Vec::new();
+                    if caption_name != name || axis != y_desc {
+                        legend.push(Legend(name.clone(), BLACK.to_rgba(), 0, false));
+                        legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));
+                    }
                     for (i, _, segs, target) in &lines {
-                        let color = RUN_COLORS[i % RUN_COLORS.len()];
+                        let color = nth_color(&RUN_COLORS, *i);
                         let t = tag(runs, *i);
                         let target_text = crate::explain::decimal(*target, 3);
                         for seg in segs {
@@ -480,23 +507,42 @@ fn panel<'b>(
         .draw()
         .map_err(err)?;
     let legend = draw(&mut chart)?;
-    for (i, Legend(text, color, width, dashed)) in legend.iter().enumerate() {
-        let y = 34 + 20 * i32::try_from(i).unwrap_or(0);
+    // Entries 20 px apart; a long one wraps onto lines 15 px apart.
+    let mut y = 34i32;
+    for Legend(text, color, width, dashed) in &legend {
         let style = color.stroke_width(*width);
-        if *width == 0 {
+        let (x, chars, text_color) = if *width == 0 {
+            (4, NOTE_CHARS, *color)
+        } else {
+            (44, LEGEND_CHARS, BLACK.to_rgba())
+        };
+        let lines = wrap(text, chars);
+        for (i, line) in lines.iter().enumerate() {
+            let line_y = y.saturating_add(i32::try_from(i).unwrap_or(0).saturating_mul(15));
             legend_area
                 .draw(&Text::new(
-                    text.clone(),
-                    (4, y - 7),
-                    (FONT, 12).into_font().color(color),
+                    line.clone(),
+                    (x, line_y.saturating_sub(7)),
+                    (FONT, 12).into_font().color(&text_color),
                 ))
                 .map_err(err)?;
+        }
+        let swatch_y = y;
+        let extra = i32::try_from(lines.len().saturating_sub(1)).unwrap_or(0);
+        y = y
+            .saturating_add(20)
+            .saturating_add(extra.saturating_mul(15));
+        if *width == 0 {
             continue;
         }
+        let y = swatch_y;
         if *dashed {
-            for x in [4, 16, 28] {
+            for x in [4i32, 16, 28] {
                 legend_area
-                    .draw(&PathElement::new(vec![(x, y), (x + 7, y)], style))
+                    .draw(&PathElement::new(
+                        vec![(x, y), (x.saturating_add(7), y)],
+                        style,
+                    ))
                     .map_err(err)?;
             }
         } else {
@@ -504,15 +550,50 @@ fn panel<'b>(
                 .draw(&PathElement::new(vec![(4, y), (35, y)], style))
                 .map_err(err)?;
         }
-        legend_area
-            .draw(&Text::new(
-                text.clone(),
-                (44, y - 7),
-                (FONT, 12).into_font().color(&BLACK),
-            ))
-            .map_err(err)?;
     }
     Ok(())
+}
+
+/// `text` cut to `max` characters, the last an ellipsis, when it is longer.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `text` in lines of at most `max` characters, broken at spaces (a word longer than a line
+/// broken within it); the text itself when it fits.
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    if text.chars().count() <= max {
+        return vec![text.to_owned()];
+    }
+    let mut lines = Vec::new();
+    let (mut line, mut used) = (String::new(), 0usize);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            if used > 0 && used.saturating_add(1).saturating_add(word.chars().count()) > max {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            } else {
+                line.push(' ');
+                used = used.saturating_add(1);
+            }
+        }
+        for c in word.chars() {
+            if used >= max {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            line.push(c);
+            used = used.saturating_add(1);
+        }
+    }
+    lines.push(line);
+    lines
 }
 
 #[cfg(test)]
@@ -535,6 +616,22 @@ mod tests {
         assert!(thin.contains(&(54_321.0, 50.0)));
         assert_eq!(thin.first(), Some(&(0.0, 1.0)));
         assert_eq!(thin.last(), Some(&(99_999.0, 1.0)));
+    }
+
+    #[test]
+    fn long_texts_wrap_or_shorten() {
+        assert_eq!(wrap("ready pods", 31), ["ready pods"]);
+        assert_eq!(
+            wrap("    12 scale events", 10),
+            ["    12", "scale", "events"]
+        );
+        assert_eq!(
+            wrap("web-tuned: 351 pod-hours, 10.3 % above target,", 37),
+            ["web-tuned: 351 pod-hours, 10.3 %", "above target,"]
+        );
+        assert_eq!(wrap("abcdefghij xy", 4), ["abcd", "efgh", "ij", "xy"]);
+        assert_eq!(shorten("short", 5), "short");
+        assert_eq!(shorten("a_very_long_metric_name", 10), "a_very_lo…");
     }
 
     #[test]

@@ -16,8 +16,9 @@
 //!   container the ContainerResource metrics name (in the order they first name them), or one
 //!   container `app` when none does; each container requests the `--pod-request` resources
 //!   (default `cpu=1`, `memory=1Gi`), so a Resource metric's utilization is against their
-//!   sum, as upstream adds a pod's containers' requests. At the start the pool holds the
-//!   initial replicas, ready for an hour.
+//!   sum, as upstream adds a pod's containers' requests. With `--pod-template` the pods have
+//!   its containers, sidecars and requests instead (`crate::pod_template`). At the start the
+//!   pool holds the initial replicas, ready for an hour.
 //! * **Samples.** Each evaluation sees, per metric:
 //!   - Resource and ContainerResource (Utilization or AverageValue), Pods (AverageValue): the
 //!     demand spread evenly over the ready pods; each ready pod reports its share as its
@@ -55,8 +56,8 @@ use std::fmt::Write as _;
 
 use bumpalo::Bump;
 use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, MetricValues, Observation, Pod,
-    PodPhase, PodSamples, ReadyCondition, ResourceRequest, Sample,
+    ConditionStatus, Container, ContainerUsage, MetricValues, Observation, Pod, PodPhase,
+    PodSamples, ReadyCondition, ResourceRequest, Sample,
 };
 use hpa::metrics::{MetricName, MetricOutcome, MAX_METRICS};
 use hpa::settings::Settings;
@@ -67,6 +68,7 @@ use hpa::{Autoscaler, Hpa, Quantity};
 use crate::csv_load::Load;
 use crate::explain::{self, EventLog, Target};
 use crate::noise::Noise;
+use crate::pod_template::{PodTemplate, RequestProblem};
 use crate::trace::Manifest;
 
 /// The most pods the pool model holds (a guard against runaway specs).
@@ -104,8 +106,10 @@ pub struct Options {
     pub seed: u64,
     /// Replicas at the start; `None`: what the first demand needs, within the HPA's range.
     pub initial_replicas: Option<i32>,
-    /// Per-pod requests (resource, quantity).
+    /// Each container's requests (resource, quantity) without a pod template.
     pub requests: Vec<(String, Quantity)>,
+    /// The pods' containers and requests (`--pod-template`), instead of `requests`.
+    pub pod_template: Option<PodTemplate>,
     /// Steps to explain.
     pub explain: Explain,
 }
@@ -131,11 +135,13 @@ impl Clock {
     /// Too many steps.
     pub fn new(load: &Load, period: i64) -> Result<Clock, String> {
         let duration = load.end().saturating_sub(load.start());
-        // In i128 so that no load time or period reaching the integer limits overflows; a
-        // period longer than the load is one evaluation.
-        let steps =
-            (i128::from(duration) + i128::from(period.max(1)) - 1) / i128::from(period.max(1));
-        let steps = usize::try_from(steps.max(1)).unwrap_or(usize::MAX);
+        // A period longer than the load is one evaluation.
+        let period_ms = u64::try_from(period).unwrap_or(0).max(1);
+        let steps = u64::try_from(duration)
+            .unwrap_or(0)
+            .div_ceil(period_ms)
+            .max(1);
+        let steps = usize::try_from(steps).unwrap_or(usize::MAX);
         if steps > MAX_STEPS {
             return Err(format!(
                 "{}: {} at a {} sync period is {steps} evaluations; at most {MAX_STEPS} are \
@@ -162,7 +168,10 @@ impl Clock {
 
     /// Absolute load times of the evaluations.
     pub fn absolute(&self) -> Vec<i64> {
-        self.times.iter().map(|t| t + self.origin).collect()
+        self.times
+            .iter()
+            .map(|t| t.saturating_add(self.origin))
+            .collect()
     }
 }
 
@@ -210,7 +219,7 @@ pub struct Plan {
     /// The metrics.
     pub metrics: Vec<MetricPlan>,
     /// Each pod's containers (see the module documentation).
-    containers: Vec<String>,
+    template: PodTemplate,
     min: i32,
     max: i32,
 }
@@ -298,15 +307,21 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
     let spec = manifest.spec(&arena);
     let hpa = Hpa::new(&spec, &opts.settings).map_err(|e| format!("{path}: {e}"))?;
     let specs = hpa.metrics();
-    let mut containers: Vec<String> = Vec::new();
-    for c in specs.iter().filter_map(|m| m.container_resource) {
-        if !containers.iter().any(|n| n == c.container) {
-            containers.push(c.container.to_owned());
+    let template = match &opts.pod_template {
+        Some(template) => template.clone(),
+        None => {
+            let mut containers: Vec<String> = Vec::new();
+            for c in specs.iter().filter_map(|m| m.container_resource) {
+                if !containers.iter().any(|n| n == c.container) {
+                    containers.push(c.container.to_owned());
+                }
+            }
+            if containers.is_empty() {
+                containers.push("app".to_owned());
+            }
+            PodTemplate::uniform(&containers, &opts.requests)
         }
-    }
-    if containers.is_empty() {
-        containers.push("app".to_owned());
-    }
+    };
     let mut metrics = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let column = column_for(i, spec, specs, load, path)?;
@@ -319,33 +334,44 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
             }
             (Some(MetricSourceType::Resource | MetricSourceType::ContainerResource), t) => {
                 let resource = explain::resource_name(spec).unwrap_or("");
-                let named = spec.container_resource.map(|c| c.container.to_owned());
-                // The request the utilization is of: the named container's, or the pod's
-                // (every container requests the same).
-                let per_pod = if named.is_some() { 1 } else { containers.len() };
-                let feed = Feed::PodShare { container: named };
+                let named = spec.container_resource.map(|c| c.container);
+                if let Some(c) = named.filter(|c| !template.has(c)) {
+                    return Err(fail(&format!(
+                        "{} has no container `{c}` (containers: {})",
+                        template.file.as_deref().unwrap_or("the pod"),
+                        template.names()
+                    )));
+                }
+                // The request the utilization is of: the named container's, or the pod's.
+                let request = template.request(named, resource).map_err(|problem| {
+                    let file = template.file.as_deref().unwrap_or("");
+                    fail(&match problem {
+                        RequestProblem::NoRequest => format!(
+                            "a Utilization target needs the pods' request: pass \
+                             --pod-request {resource}=QUANTITY"
+                        ),
+                        RequestProblem::Missing(c) => format!(
+                            "a Utilization target needs the pods' request: container `{c}` \
+                             of {file} has no {resource} request"
+                        ),
+                        RequestProblem::NoContainer(c) => format!("no container `{c}`"),
+                    })
+                });
+                let feed = Feed::PodShare {
+                    container: named.map(str::to_owned),
+                };
                 match t {
                     Target::Utilization(percent) => {
-                        let request = opts
-                            .requests
-                            .iter()
-                            .find(|(r, _)| r == resource)
-                            .map(|(_, q)| q.milli_value())
-                            .ok_or_else(|| {
-                                fail(&format!(
-                                    "a Utilization target needs the pods' request: pass \
-                                     --pod-request {resource}=QUANTITY"
-                                ))
-                            })?;
+                        let request = request?;
                         if request <= 0 {
                             return Err(fail(&format!(
                                 "the pods' {resource} request must be positive"
                             )));
                         }
-                        let request = i128::from(request) * per_pod as i128;
+                        let request = i128::from(request);
                         (
                             feed,
-                            (request * i128::from(percent), 100),
+                            (request.saturating_mul(i128::from(percent)), 100),
                             f64::from(percent),
                             "%",
                         )
@@ -409,7 +435,7 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
         label,
         path: path.to_owned(),
         metrics,
-        containers,
+        template,
         min: hpa.min_replicas(),
         max: hpa.max_replicas(),
     })
@@ -470,12 +496,12 @@ pub struct Summary {
     pub overflowed_steps: usize,
 }
 
+/// `ceil(num / den)` for a positive `den` (a capacity); 0 for no demand.
 fn ceil_div(num: i128, den: i128) -> i128 {
-    if num <= 0 {
-        0
-    } else {
-        (num + den - 1) / den
+    if num <= 0 || den <= 0 {
+        return 0;
     }
+    i128::try_from(num.unsigned_abs().div_ceil(den.unsigned_abs())).unwrap_or(i128::MAX)
 }
 
 /// `put(slot, sample)` for each slot: `demand` spread evenly over the slots (the first
@@ -487,9 +513,11 @@ fn spread<T>(noise: &mut Noise, demand: i64, slots: &mut [T], mut put: impl FnMu
     if count == 0 {
         return;
     }
-    let (share, rest) = (demand / count, demand % count);
+    let (Some(share), Some(rest)) = (demand.checked_div(count), demand.checked_rem(count)) else {
+        return;
+    };
     let (more, others) = slots.split_at_mut(usize::try_from(rest).unwrap_or(0));
-    noise.apply_each(share + 1, more, &mut put);
+    noise.apply_each(share.saturating_add(1), more, &mut put);
     noise.apply_each(share, others, put);
 }
 
@@ -541,22 +569,30 @@ fn run_with<const R: usize, const E: usize>(
     }
     let steps = clock.times.len();
 
-    // The pod template: the plan's containers, each with every request.
-    let requests: Vec<ResourceRequest<'_>> = opts
-        .requests
+    // The pod template: the plan's containers with their requests.
+    let requests: Vec<Vec<ResourceRequest<'_>>> = plan
+        .template
+        .containers
         .iter()
-        .map(|(resource, quantity)| ResourceRequest {
-            resource,
-            quantity: *quantity,
+        .map(|c| {
+            c.requests
+                .iter()
+                .map(|(resource, quantity)| ResourceRequest {
+                    resource,
+                    quantity: *quantity,
+                })
+                .collect()
         })
         .collect();
     let containers: Vec<Container<'_>> = plan
+        .template
         .containers
         .iter()
-        .map(|name| Container {
-            name,
-            kind: ContainerKind::Regular,
-            requests: &requests,
+        .zip(&requests)
+        .map(|(c, requests)| Container {
+            name: &c.name,
+            kind: c.kind,
+            requests,
         })
         .collect();
     let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
@@ -589,15 +625,32 @@ fn run_with<const R: usize, const E: usize>(
         )
     };
 
+    // Demand of a load column at step `k`: every metric's column has a value per step.
+    for metric in &plan.metrics {
+        if demand.get(metric.column).is_none_or(|c| c.len() < steps) {
+            return Err(format!(
+                "{}: no demand for {} at every evaluation",
+                plan.path, metric.name
+            ));
+        }
+    }
+    let demand_at = |column: usize, k: usize| {
+        demand
+            .get(column)
+            .and_then(|c| c.get(k))
+            .copied()
+            .unwrap_or(0)
+    };
+
     // Needed pods at each step (from the demand only).
     let needed_at = |k: usize| -> (f64, i128) {
         let mut most = 0.0f64;
         let mut most_ceil = 0i128;
         for m in &plan.metrics {
-            let d = i128::from(demand[m.column][k]);
+            let d = i128::from(demand_at(m.column, k));
             let (num, den) = m.capacity;
             most = most.max(d as f64 * den as f64 / num as f64);
-            most_ceil = most_ceil.max(ceil_div(d * den, num));
+            most_ceil = most_ceil.max(ceil_div(d.saturating_mul(den), num));
         }
         (most, most_ceil)
     };
@@ -617,6 +670,7 @@ fn run_with<const R: usize, const E: usize>(
         ));
     }
 
+    // The pods, oldest first, and when each was created.
     let mut pods: Vec<Pod<'_>> = Vec::new();
     let mut created: Vec<i64> = Vec::new();
     for _ in 0..initial {
@@ -627,10 +681,9 @@ fn run_with<const R: usize, const E: usize>(
     let mut autoscaler: Autoscaler<R, E> = Autoscaler::new();
     let mut noise = Noise::new(opts.seed, opts.noise_ppm);
 
-    // Per-metric sample buffers (pod-based metrics without a named container) and container
-    // usage (ContainerResource metrics).
-    let mut buffers: Vec<Vec<Option<Sample<'static>>>> = vec![Vec::new(); metric_count];
-    let mut usage: Vec<Vec<[ContainerUsage<'_>; 1]>> = vec![Vec::new(); metric_count];
+    // Per metric, what it feeds the engine: sample buffers (pod-based metrics without a named
+    // container), container usage (ContainerResource metrics) or one value.
+    let mut feeds: Vec<FeedBuffers<'_>> = vec![FeedBuffers::default(); metric_count];
 
     let mut out = Run {
         plan: plan.clone(),
@@ -650,23 +703,26 @@ fn run_with<const R: usize, const E: usize>(
     let mut last_direction: Option<bool> = None;
     let mut pending_ticks = 0u64;
 
-    for (k, &now) in clock.times.iter().enumerate() {
-        while ready < pods.len() && created[ready].saturating_add(opts.startup_delay) <= now {
-            pods[ready] = ready_pod(created[ready]);
-            ready += 1;
+    for (k, (&now, &length)) in clock.times.iter().zip(&clock.lengths).enumerate() {
+        // Pods become ready in creation order.
+        while let (Some(pod), Some(&born)) = (pods.get_mut(ready), created.get(ready)) {
+            if born.saturating_add(opts.startup_delay) > now {
+                break;
+            }
+            *pod = ready_pod(born);
+            ready = ready.saturating_add(1);
         }
-        let ready_i64 = ready as i64;
+        let ready_i64 = i64::try_from(ready).unwrap_or(i64::MAX);
 
         // Samples and values.
-        let mut scalars = [0i64; MAX_METRICS];
-        for (m, metric) in plan.metrics.iter().enumerate() {
-            let d = demand[metric.column][k];
+        for (metric, feed) in plan.metrics.iter().zip(&mut feeds) {
+            let d = demand_at(metric.column, k);
             match &metric.feed {
                 Feed::PodShare { container } => match container {
                     None => {
                         // Every slot written once: the ready pods' samples, then none for
                         // the pending pods.
-                        let buf = &mut buffers[m];
+                        let buf = &mut feed.samples;
                         buf.resize(pods.len(), None);
                         let (samples, pending) = buf.split_at_mut(ready);
                         spread(&mut noise, d, samples, |slot, milli| {
@@ -680,7 +736,7 @@ fn run_with<const R: usize, const E: usize>(
                         pending.fill(None);
                     }
                     Some(name) => {
-                        let u = &mut usage[m];
+                        let u = &mut feed.usage;
                         u.resize(ready, [ContainerUsage { name, milli: 0 }]);
                         spread(&mut noise, d, u, |slot, milli| {
                             *slot = [ContainerUsage { name, milli }];
@@ -688,23 +744,25 @@ fn run_with<const R: usize, const E: usize>(
                     }
                 },
                 Feed::PerReadyPod { .. } => {
-                    let v = if ready == 0 { d } else { d / ready_i64 };
-                    scalars[m] = noise.apply(v);
+                    let v = d.checked_div(ready_i64).unwrap_or(d);
+                    feed.value = noise.apply(v);
                 }
-                Feed::Total { .. } => scalars[m] = noise.apply(d),
+                Feed::Total { .. } => feed.value = noise.apply(d),
             }
         }
         let container_samples: Vec<Vec<Option<Sample<'_>>>> = plan
             .metrics
             .iter()
-            .enumerate()
-            .map(|(m, metric)| match metric.feed {
+            .zip(&feeds)
+            .map(|(metric, feed)| match metric.feed {
                 Feed::PodShare { container: Some(_) } => {
-                    let mut v: Vec<Option<Sample<'_>>> = usage[m]
+                    let mut v: Vec<Option<Sample<'_>>> = feed
+                        .usage
                         .iter()
                         .map(|u| {
+                            let [usage] = u;
                             Some(Sample {
-                                milli: u[0].milli,
+                                milli: usage.milli,
                                 timestamp: Instant(now),
                                 window: SAMPLE_WINDOW,
                                 containers: u,
@@ -720,21 +778,22 @@ fn run_with<const R: usize, const E: usize>(
         let values: Vec<MetricValues<'_>> = plan
             .metrics
             .iter()
-            .enumerate()
-            .map(|(m, metric)| match &metric.feed {
+            .zip(&feeds)
+            .zip(&container_samples)
+            .map(|((metric, feed), container_samples)| match &metric.feed {
                 Feed::PodShare { container: None } => MetricValues::Pods(PodSamples {
-                    per_pod: &buffers[m],
+                    per_pod: &feed.samples,
                     orphans: &[],
                 }),
                 Feed::PodShare { container: Some(_) } => MetricValues::Pods(PodSamples {
-                    per_pod: &container_samples[m],
+                    per_pod: container_samples,
                     orphans: &[],
                 }),
                 Feed::PerReadyPod { external: true } | Feed::Total { external: true } => {
-                    MetricValues::External(std::slice::from_ref(&scalars[m]))
+                    MetricValues::External(std::slice::from_ref(&feed.value))
                 }
                 Feed::PerReadyPod { external: false } | Feed::Total { external: false } => {
-                    MetricValues::Object(scalars[m])
+                    MetricValues::Object(feed.value)
                 }
             })
             .collect();
@@ -777,7 +836,7 @@ fn run_with<const R: usize, const E: usize>(
             Explain::All => true,
             Explain::At(times) => times
                 .iter()
-                .any(|t| *t >= now && *t < now + clock.lengths[k].max(1)),
+                .any(|t| *t >= now && *t < now.saturating_add(length.max(1))),
         };
         if explain_this {
             out.explanations.push((
@@ -788,10 +847,10 @@ fn run_with<const R: usize, const E: usize>(
         }
         let summary = &mut out.summary;
         if decision.limited_by == hpa::LimitedBy::InvalidMetrics {
-            summary.failed_steps += 1;
+            summary.failed_steps = summary.failed_steps.saturating_add(1);
         }
         if decision.history_overflowed {
-            summary.overflowed_steps += 1;
+            summary.overflowed_steps = summary.overflowed_steps.saturating_add(1);
         }
 
         // Apply.
@@ -820,28 +879,31 @@ fn run_with<const R: usize, const E: usize>(
                 ready = ready.min(target);
             }
             if up {
-                summary.scale_ups += 1;
+                summary.scale_ups = summary.scale_ups.saturating_add(1);
             } else {
-                summary.scale_downs += 1;
+                summary.scale_downs = summary.scale_downs.saturating_add(1);
             }
             if last_direction.is_some_and(|d| d != up) {
-                summary.reversals += 1;
+                summary.reversals = summary.reversals.saturating_add(1);
             }
             last_direction = Some(up);
         }
 
         // Account for the period.
-        let length = clock.lengths[k];
         let pods_now = i32::try_from(pods.len()).unwrap_or(i32::MAX);
         let ready_now = i32::try_from(ready).unwrap_or(i32::MAX);
         let (needed, needed_ceil) = needed_at(k);
-        let shortfall = (needed_ceil - i128::from(ready_now)).max(0);
+        let shortfall = needed_ceil.saturating_sub(i128::from(ready_now)).max(0);
         let summary = &mut out.summary;
-        summary.pod_ms += i128::from(pods_now) * i128::from(length);
+        summary.pod_ms = summary
+            .pod_ms
+            .saturating_add(i128::from(pods_now).saturating_mul(i128::from(length)));
         summary.max_pods = summary.max_pods.max(pods_now);
         if shortfall > 0 {
-            summary.above_ms += length;
-            summary.under_pod_ms += shortfall * i128::from(length);
+            summary.above_ms = summary.above_ms.saturating_add(length);
+            summary.under_pod_ms = summary
+                .under_pod_ms
+                .saturating_add(shortfall.saturating_mul(i128::from(length)));
             let shortfall = i64::try_from(shortfall).unwrap_or(i64::MAX);
             if shortfall > summary.peak_under {
                 summary.peak_under = shortfall;
@@ -852,7 +914,7 @@ fn run_with<const R: usize, const E: usize>(
         out.ready.push(ready_now);
         out.needed.push(needed);
 
-        pending_ticks += 1;
+        pending_ticks = pending_ticks.saturating_add(1);
         if pending_ticks == 512 {
             tick(pending_ticks);
             pending_ticks = 0;
@@ -861,6 +923,17 @@ fn run_with<const R: usize, const E: usize>(
     tick(pending_ticks);
     out.summary.max_pods = out.summary.max_pods.max(initial);
     Ok(out)
+}
+
+/// What one metric hands the engine at a step, kept between steps to reuse the memory.
+#[derive(Clone, Default)]
+struct FeedBuffers<'a> {
+    /// Per pod, its sample (pod-based metrics without a named container).
+    samples: Vec<Option<Sample<'static>>>,
+    /// Per ready pod, its named container's usage (ContainerResource metrics).
+    usage: Vec<[ContainerUsage<'a>; 1]>,
+    /// The value of an Object or External metric.
+    value: i64,
 }
 
 /// Pod-milliseconds as pod-seconds (`1234`, `1234.5`).
@@ -881,7 +954,7 @@ fn group(n: i128) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+        if i > 0 && digits.len().saturating_sub(i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -948,7 +1021,7 @@ pub fn summary_table(runs: &[Run]) -> String {
     row("scale events", &|r| {
         format!(
             "{} ({} up, {} down)",
-            r.summary.scale_ups + r.summary.scale_downs,
+            r.summary.scale_ups.saturating_add(r.summary.scale_downs),
             r.summary.scale_ups,
             r.summary.scale_downs
         )
@@ -965,11 +1038,14 @@ pub fn summary_table(runs: &[Run]) -> String {
         });
     }
     let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..runs.len())
-        .map(|i| {
+    let widths: Vec<usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
             rows.iter()
-                .map(|(_, cells)| cells[i].len())
-                .chain(std::iter::once(runs[i].plan.label.len()))
+                .filter_map(|(_, cells)| cells.get(i))
+                .map(String::len)
+                .chain(std::iter::once(run.plan.label.len()))
                 .max()
                 .unwrap_or(0)
         })
@@ -1051,13 +1127,12 @@ spec:
                 ("memory".to_owned(), Quantity::parse("1Gi").unwrap()),
             ],
             explain: Explain::None,
+            pod_template: None,
         };
         let plan = plan(&manifest, "hpa.yaml", &load, &opts).unwrap();
-        assert_eq!(plan.containers, ["app", "sidecar"]);
+        assert_eq!(plan.template.names(), "app, sidecar");
         let clock = Clock::new(&load, opts.sync_period).unwrap();
-        let demand: Vec<Vec<i64>> = (0..load.columns.len())
-            .map(|c| load.resample(c, &clock.absolute()))
-            .collect();
+        let demand = load.resample(&clock.absolute());
         let run = run(&manifest, &plan, &clock, &demand, &opts, &|_| {}).unwrap();
         let first: Vec<Option<f64>> = run.current.iter().map(|m| m[0]).collect();
         assert_eq!(

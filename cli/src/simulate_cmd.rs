@@ -21,6 +21,7 @@ use hpa::{Autoscaler, Quantity};
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
+use crate::pod_template;
 use crate::simulate::{self, Clock, Explain, Options, Run};
 use crate::trace::{self, ApiVersion, Cluster, Manifest, Outcome, Trace};
 
@@ -123,6 +124,11 @@ pub struct SimulateArgs {
     /// memory=1Gi). Pods have one container per container a metric names, else one.
     #[arg(long = "pod-request", value_name = "RESOURCE=QUANTITY")]
     pub pod_request: Vec<String>,
+    /// The pods' containers and their requests from a Pod (v1) or Deployment (apps/v1)
+    /// manifest, sidecars (init containers with restartPolicy: Always) included, instead of
+    /// --pod-request.
+    #[arg(long, value_name = "MANIFEST", conflicts_with = "pod_request")]
+    pub pod_template: Option<PathBuf>,
     /// Explain every step (long for long runs).
     #[arg(long)]
     pub explain: bool,
@@ -154,7 +160,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         }
         let mut ms: i64 = 0;
         for (i, part) in parts.iter().enumerate() {
-            let last = i + 1 == parts.len();
+            let last = i.saturating_add(1) == parts.len();
             let value = if last {
                 parse_number_ms(part).ok_or_else(bad)?
             } else {
@@ -186,7 +192,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(tail.len());
         let (unit, tail) = tail.split_at(unit_len);
-        let factor = match unit {
+        let factor: i128 = match unit {
             "ms" => 1,
             "s" => 1000,
             "m" => 60_000,
@@ -195,11 +201,13 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             _ => return Err(bad()),
         };
         let ms = parse_number_ms(number).ok_or_else(bad)?;
-        // `ms` is the number times 1000; scale by the unit in milliseconds.
-        let value = i128::from(ms) * i128::from(factor) / 1000;
-        if value * 1000 != i128::from(ms) * i128::from(factor) {
+        // `ms` is the number times 1000; scale by the unit in milliseconds (an i64 times a
+        // unit fits i128).
+        let scaled = i128::from(ms).saturating_mul(factor);
+        if scaled % 1000 != 0 {
             return Err(format!("{text:?} is not a whole number of milliseconds"));
         }
+        let value = scaled / 1000;
         total = total
             .checked_add(i64::try_from(value).map_err(|_| bad())?)
             .ok_or_else(bad)?;
@@ -339,14 +347,22 @@ fn options(args: &SimulateArgs) -> Result<Options, String> {
                 .collect::<Result<_, _>>()?,
         )
     };
+    // In [0, 10^6]: `noise` is in [0, 1].
+    #[allow(clippy::cast_possible_truncation)]
+    let noise_ppm = (noise * 1_000_000.0).round() as i64;
+    let pod_template = match &args.pod_template {
+        Some(path) => Some(pod_template::load(path).map_err(|e| format!("--pod-template {e}"))?),
+        None => None,
+    };
     Ok(Options {
         settings,
         sync_period,
         startup_delay: duration("startup-delay", &args.startup_delay)?,
-        noise_ppm: (noise * 1_000_000.0).round() as i64,
+        noise_ppm,
         seed: args.seed,
         initial_replicas: args.initial_replicas,
         requests,
+        pod_template,
         explain,
     })
 }
@@ -399,7 +415,7 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
         let plan = simulate::plan(&manifest, &path, &load, &opts)?;
         planned.push((manifest, plan));
     }
-    if planned.len() == 2 && planned[0].1.label == planned[1].1.label {
+    if matches!(planned.as_slice(), [(_, a), (_, b)] if a.label == b.label) {
         for (_, plan) in &mut planned {
             plan.label = plan.path.clone();
         }
@@ -430,15 +446,24 @@ fn settings_line(opts: &Options) -> String {
 }
 
 fn pool_line(opts: &Options) -> String {
-    let requests: Vec<String> = opts
-        .requests
-        .iter()
-        .map(|(r, q)| format!("{r}={q}"))
-        .collect();
+    let requests = match &opts.pod_template {
+        Some(template) => format!(
+            "pod template {} ({})",
+            template.file.as_deref().unwrap_or(""),
+            template.describe()
+        ),
+        None => {
+            let requests: Vec<String> = opts
+                .requests
+                .iter()
+                .map(|(r, q)| format!("{r}={q}"))
+                .collect();
+            format!("requests {}", requests.join(" "))
+        }
+    };
     format!(
-        "pool: start-up delay {}, requests {}, noise {}, seed {}",
+        "pool: start-up delay {}, {requests}, noise {}, seed {}",
         explain::seconds(opts.startup_delay),
-        requests.join(" "),
         explain::decimal(opts.noise_ppm as f64 / 1_000_000.0, 6),
         opts.seed
     )
@@ -463,12 +488,10 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e, EXIT_INVALID),
     };
-    let absolute = clock.absolute();
-    let demand: Vec<Vec<i64>> = (0..load.columns.len())
-        .map(|c| load.resample(c, &absolute))
-        .collect();
+    let demand = load.resample(&clock.absolute());
 
-    let total = (clock.times.len() * manifests.len()) as u64;
+    let total =
+        u64::try_from(clock.times.len().saturating_mul(manifests.len())).unwrap_or(u64::MAX);
     let bar = if std::io::stderr().is_terminal() && total >= 20_000 {
         let bar = indicatif::ProgressBar::new(total);
         if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -615,7 +638,7 @@ pub fn validate(path: &Path, cluster: &Cluster) -> ExitCode {
     };
     let mut out = format!("{name}: assuming {cluster}\n");
     let mut failed = false;
-    let mut hpas = 0;
+    let mut hpas = 0usize;
     let mut skipped = Vec::new();
     for entry in &entries {
         let place = if entry.place.is_empty() {
@@ -625,14 +648,14 @@ pub fn validate(path: &Path, cluster: &Cluster) -> ExitCode {
         };
         match &entry.outcome {
             Outcome::Valid { manifest, notes } => {
-                hpas += 1;
+                hpas = hpas.saturating_add(1);
                 for note in notes {
                     eprintln!("{name}: {place}warning: {note}");
                 }
                 let _ = writeln!(out, "{name}: {place}{}", summary(manifest));
             }
             Outcome::Invalid(errors) => {
-                hpas += 1;
+                hpas = hpas.saturating_add(1);
                 failed = true;
                 // One `<field path>: <message>` line per error, in the API server's order, as
                 // `kubectl apply` lists the field errors of a rejected object.

@@ -308,7 +308,7 @@ pub fn parse_manifest_all(
             "",
             format!(
                 "{} HorizontalPodAutoscalers (the last is {}); one is needed here",
-                hpas.len() + 1,
+                hpas.len().saturating_add(1),
                 last.label()
             ),
         )]),
@@ -583,7 +583,7 @@ steps:
         assert_eq!(spec.scale_target_ref.unwrap().name, "worker");
         assert!(Hpa::new(&spec, &trace.settings).is_ok());
 
-        let step = trace.step_view(0, &arena);
+        let step = trace.step_view(0, &arena).unwrap();
         assert!(step.applied);
         let obs = step.observation;
         assert_eq!(obs.now, Instant(15_000));
@@ -640,7 +640,7 @@ steps:
             MetricValues::Error("custom metrics adapter unavailable")
         );
 
-        let step = trace.step_view(1, &arena);
+        let step = trace.step_view(1, &arena).unwrap();
         assert!(!step.applied);
         let obs = step.observation;
         assert_eq!((obs.replicas, obs.status_replicas), (2, 2));
@@ -698,8 +698,8 @@ steps:
         );
         for i in 0..from_json.steps() {
             assert_eq!(
-                format!("{:?}", from_yaml.step_view(i, &a)),
-                format!("{:?}", from_json.step_view(i, &b))
+                format!("{:?}", from_yaml.step_view(i, &a).unwrap()),
+                format!("{:?}", from_json.step_view(i, &b).unwrap())
             );
         }
     }

@@ -779,3 +779,194 @@ fn plots_name_each_metric_by_its_source() {
     assert!(svg.contains("object metric rps of Ingress/main"), "{svg}");
     assert!(!svg.contains("external metric"));
 }
+
+/// `--pod-template`: a Resource metric's utilization is of the pod's regular containers and
+/// sidecars together (not its plain init containers), a ContainerResource metric's of its
+/// container; errors name the template's containers.
+#[test]
+fn pod_templates_give_each_container_its_request() {
+    let d = dir("pod-template");
+    write(
+        &d,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  initContainers:\n  \
+         - {name: setup, resources: {requests: {cpu: '4'}}}\n  \
+         - {name: proxy, restartPolicy: Always, resources: {requests: {cpu: 250m}}}\n  \
+         containers:\n  - {name: app, resources: {requests: {cpu: 500m}}}\n",
+    );
+    write(&d, "load.csv", "time,cpu\n0,3\n60,3\n");
+    let hpa_of = |metric: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\n\
+             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  \
+             minReplicas: 1\n  maxReplicas: 20\n  metrics:\n  - {metric}\n"
+        )
+    };
+    let run = |metric: &str| {
+        write(&d, "hpa.yaml", &hpa_of(metric));
+        let args = [
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--pod-template",
+            "pod.yaml",
+            "--load",
+            "load.csv",
+            "--initial-replicas",
+            "4",
+            "--explain-at",
+            "0",
+        ];
+        stdout_of(&hpa(&args, &d))
+    };
+    // 3 cores over 4 pods: 750m each, 100 % of app + proxy (750m), twice the 50 % target.
+    let text = run(
+        "{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}",
+    );
+    assert!(
+        text.contains(
+            "pool: start-up delay 30s, pod template pod.yaml (app cpu=500m, init container \
+             setup cpu=4, sidecar proxy cpu=250m), noise 0, seed 1\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("100% of request, average 750m vs target 50%: ratio 2, "),
+        "{text}"
+    );
+    // A container alone: app at 750m of 500m, the proxy sidecar at 750m of 250m.
+    for (container, line) in [
+        (
+            "app",
+            "150% of request, average 750m vs target 50%: ratio 3, ",
+        ),
+        (
+            "proxy",
+            "300% of request, average 750m vs target 50%: ratio 6, ",
+        ),
+    ] {
+        let text = run(&format!(
+            "{{type: ContainerResource, containerResource: {{name: cpu, container: {container}, \
+             target: {{type: Utilization, averageUtilization: 50}}}}}}"
+        ));
+        assert!(text.contains(line), "{text}");
+    }
+    write(&d, "svc.yaml", "apiVersion: v1\nkind: Service\n");
+    for (metric, template, expected) in [
+        (
+            "{type: ContainerResource, containerResource: {name: cpu, container: setup, \
+             target: {type: Utilization, averageUtilization: 50}}}",
+            "pod.yaml",
+            "hpa.yaml: spec.metrics[0] (cpu container resource utilization (percentage of \
+             request)): pod.yaml has no container `setup` (containers: app, setup, proxy)",
+        ),
+        (
+            "{type: Resource, resource: {name: memory, target: {type: Utilization, \
+             averageUtilization: 50}}}",
+            "pod.yaml",
+            "hpa.yaml: spec.metrics[0] (memory resource utilization (percentage of request)): \
+             a Utilization target needs the pods' request: container `app` of pod.yaml has no \
+             memory request",
+        ),
+        (
+            "{type: Resource, resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}}",
+            "svc.yaml",
+            "--pod-template svc.yaml: no Pod or Deployment (found Service)",
+        ),
+    ] {
+        write(&d, "hpa.yaml", &hpa_of(metric));
+        let args = [
+            "--hpa",
+            "hpa.yaml",
+            "--pod-template",
+            template,
+            "--load",
+            "load.csv",
+        ];
+        rejected(&d, &args, expected);
+    }
+}
+
+/// The bundled Deployment with a sidecar and its HPA, read from one file, run.
+#[test]
+fn the_bundled_sidecar_example_runs() {
+    let root = repo();
+    let example = "examples/manifests/web-sidecar.yaml";
+    let args = [
+        "simulate",
+        "--hpa",
+        example,
+        "--pod-template",
+        example,
+        "--load",
+        "examples/loads/spike.csv",
+        "--no-events",
+    ];
+    let text = stdout_of(&hpa(&args, &root));
+    assert!(
+        text.contains(
+            "pod template examples/manifests/web-sidecar.yaml (app cpu=500m memory=512Mi, \
+             sidecar proxy cpu=250m memory=128Mi)"
+        ),
+        "{text}"
+    );
+    assert_eq!(cell(&summary(&text), "initial replicas"), ["12"]);
+}
+
+/// A metric's name too long for its panel's caption and axis is shortened there with an
+/// ellipsis and given whole in the legend, wrapped; legend lines fit the legend's width.
+#[test]
+fn long_metric_names_are_shortened_or_wrapped_not_clipped() {
+    let d = dir("long-names");
+    let name = "istio_requests_per_second_to_the_checkout_service_in_the_eu_west_region_canary";
+    write(
+        &d,
+        "hpa.yaml",
+        &CPU_HPA.replace(
+            "    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, \
+             averageUtilization: 50}}",
+            &format!(
+                "    - type: External\n      external:\n        metric: {{name: {name}}}\n        \
+                 target: {{type: AverageValue, averageValue: \"10\"}}"
+            ),
+        ),
+    );
+    write(&d, "load.csv", "time,demand\n0,10\n300,40\n");
+    stdout_of(&hpa(
+        &[
+            "simulate", "--hpa", "hpa.yaml", "--load", "load.csv", "--plot", "plot.svg",
+        ],
+        &d,
+    ));
+    let svg = std::fs::read_to_string(d.join("plot.svg")).expect("the plot");
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</text>"))
+        })
+        .map(|(text, _)| text.trim())
+        .collect();
+    let caption = texts
+        .iter()
+        .find(|t| t.ends_with(": measured by the HPA vs target"))
+        .expect("the metric's caption");
+    assert!(caption.contains('…'), "{caption}");
+    assert!(caption.chars().count() < 130, "{caption}");
+    // The whole name, in the legend's lines.
+    let joined: String = texts.concat();
+    assert!(joined.contains(name), "{texts:?}");
+    assert!(!texts
+        .iter()
+        .any(|t| t.contains(&format!("external metric {name}"))));
+    // No legend or axis text longer than its room.
+    assert!(
+        texts
+            .iter()
+            .filter(|t| !t.starts_with("hpa simulate") && !t.starts_with("pool:"))
+            .all(|t| t.chars().count() <= 130),
+        "{texts:?}"
+    );
+}

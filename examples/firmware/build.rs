@@ -470,7 +470,9 @@ fn encode_traces(files: &[PathBuf], enc: &mut Enc<'_>) -> R<Vec<u8>> {
         o.usize(trace.steps());
         for i in 0..trace.steps() {
             let step_arena = Bump::new();
-            let step = trace.step_view(i, &step_arena);
+            let step = trace
+                .step_view(i, &step_arena)
+                .ok_or_else(|| format!("{}: no step {i}", path.display()))?;
             let obs = &step.observation;
             o.sv(i128::from(obs.now.0));
             o.sv(i128::from(obs.replicas));

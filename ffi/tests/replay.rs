@@ -379,7 +379,7 @@ fn trace_data(g: &mut Gen, name: &str, t: &trace::Trace) -> String {
     let mut steps = Vec::new();
     for i in 0..t.steps() {
         let step_arena = Bump::new();
-        let step = t.step_view(i, &step_arena);
+        let step = t.step_view(i, &step_arena).unwrap();
         let obs = &step.observation;
         let mut pods = Vec::new();
         for pod in obs.pods {

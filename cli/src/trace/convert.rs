@@ -243,7 +243,8 @@ mod tests {
         let exact = |value: &str| {
             let trace = json(&base_with(r#""100m""#, value)).unwrap();
             let arena = Bump::new();
-            let MetricValues::Pods(s) = trace.step_view(0, &arena).observation.metrics[0] else {
+            let MetricValues::Pods(s) = trace.step_view(0, &arena).unwrap().observation.metrics[0]
+            else {
                 panic!("expected samples")
             };
             s.per_pod[0].unwrap().milli

@@ -92,7 +92,7 @@ pub fn parse_manifests(
             index: i,
         };
         let place = if several {
-            format!("document {}", i + 1)
+            format!("document {}", i.saturating_add(1))
         } else {
             String::new()
         };
@@ -112,8 +112,9 @@ fn yaml_shapes(text: &str) -> Result<Vec<Shape>, TraceError> {
     serde_norway::Deserializer::from_str(text)
         .enumerate()
         .map(|(i, document)| {
-            Shape::deserialize(document)
-                .map_err(|e| TraceError::new("", format!("YAML document {}: {e}", i + 1)))
+            Shape::deserialize(document).map_err(|e| {
+                TraceError::new("", format!("YAML document {}: {e}", i.saturating_add(1)))
+            })
         })
         .collect()
 }
@@ -211,7 +212,7 @@ fn list_entries(
                 if failures >= MAX_FAILED_ITEMS || parse.get(i).copied().flatten().is_none() {
                     return Err(e);
                 }
-                failures += 1;
+                failures = failures.saturating_add(1);
                 if let Some(slot) = parse.get_mut(i) {
                     *slot = None;
                 }

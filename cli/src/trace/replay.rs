@@ -54,7 +54,9 @@ impl Trace {
         let mut arena = Bump::new();
         for i in 0..self.steps() {
             arena.reset();
-            let step = self.step_view(i, &arena);
+            let Some(step) = self.step_view(i, &arena) else {
+                break;
+            };
             let decision = autoscaler
                 .evaluate(&hpa, &self.settings, &step.observation)
                 .map_err(|e| format!("steps[{i}]: {e}"))?;

@@ -144,7 +144,7 @@ pub fn check_nesting(text: &str, format: Format) -> Result<(), TraceError> {
         let mut opened = false;
         match c {
             '\n' => {
-                line += 1;
+                line = line.saturating_add(1);
                 block_dashes = 0;
                 token_start = true;
                 continue;
@@ -153,10 +153,10 @@ pub fn check_nesting(text: &str, format: Format) -> Result<(), TraceError> {
                 // A double-quoted string, `\` escaping the next character.
                 while let Some(s) = chars.next() {
                     match s {
-                        '\\' if chars.next() == Some('\n') => line += 1,
+                        '\\' if chars.next() == Some('\n') => line = line.saturating_add(1),
                         '\\' => {}
                         '"' => break,
-                        '\n' => line += 1,
+                        '\n' => line = line.saturating_add(1),
                         _ => {}
                     }
                 }
@@ -166,7 +166,7 @@ pub fn check_nesting(text: &str, format: Format) -> Result<(), TraceError> {
                 for s in chars.by_ref() {
                     match s {
                         '\'' => break,
-                        '\n' => line += 1,
+                        '\n' => line = line.saturating_add(1),
                         _ => {}
                     }
                 }
@@ -174,14 +174,14 @@ pub fn check_nesting(text: &str, format: Format) -> Result<(), TraceError> {
             '#' if yaml && token_start => {
                 for s in chars.by_ref() {
                     if s == '\n' {
-                        line += 1;
+                        line = line.saturating_add(1);
                         break;
                     }
                 }
                 block_dashes = 0;
             }
             '[' | '{' if !yaml || token_start || depth > 0 => {
-                depth += 1;
+                depth = depth.saturating_add(1);
                 opened = true;
                 if depth.saturating_add(block_dashes) > MAX_NESTING {
                     return Err(too_deep(line));
@@ -189,7 +189,7 @@ pub fn check_nesting(text: &str, format: Format) -> Result<(), TraceError> {
             }
             ']' | '}' if !yaml || depth > 0 => depth = depth.saturating_sub(1),
             '-' if yaml && token_start && depth == 0 && chars.peek() == Some(&' ') => {
-                block_dashes += 1;
+                block_dashes = block_dashes.saturating_add(1);
                 if block_dashes > MAX_NESTING {
                     return Err(too_deep(line));
                 }

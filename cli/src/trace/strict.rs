@@ -108,7 +108,9 @@ where
         None => serde_norway::Deserializer::from_str(text),
         Some(i) => serde_norway::Deserializer::from_str(text)
             .nth(i)
-            .ok_or_else(|| TraceError::new("", format!("no YAML document {}", i + 1)))?,
+            .ok_or_else(|| {
+                TraceError::new("", format!("no YAML document {}", i.saturating_add(1)))
+            })?,
     };
     let mut track = serde_path_to_error::Track::new();
     seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track))
@@ -463,7 +465,7 @@ mod tests {
         let trace = yaml(text).unwrap();
         assert!(trace.scaled_to_zero);
         let arena = Bump::new();
-        let obs = trace.step_view(0, &arena).observation;
+        let obs = trace.step_view(0, &arena).unwrap().observation;
         assert_eq!(obs.pods[0].name, "0");
         assert_eq!(obs.pods[0].ready.unwrap().status, ConditionStatus::True);
         assert_eq!(

@@ -43,18 +43,14 @@ impl Trace {
     }
 
     /// Step `i` as the engine's input, its slices allocated in `arena` (reset the arena between
-    /// steps to reuse its memory).
-    ///
-    /// # Panics
-    ///
-    /// When `i >= self.steps()`.
-    pub fn step_view<'b>(&'b self, i: usize, arena: &'b Bump) -> StepView<'b> {
-        let step = &self.steps[i];
+    /// steps to reuse its memory), or `None` when the trace has no step `i`.
+    pub fn step_view<'b>(&'b self, i: usize, arena: &'b Bump) -> Option<StepView<'b>> {
+        let step = self.steps.get(i)?;
         let pods: &[Pod<'b>] =
             arena.alloc_slice_fill_iter(step.pods.iter().map(|pod| pod.view(arena)));
         let metrics: &[MetricValues<'b>] =
             arena.alloc_slice_fill_iter(step.metrics.iter().map(|m| m.view(arena)));
-        StepView {
+        Some(StepView {
             observation: Observation {
                 now: Instant(step.at),
                 replicas: step.replicas,
@@ -63,7 +59,7 @@ impl Trace {
                 metrics,
             },
             applied: step.applied,
-        }
+        })
     }
 }
 

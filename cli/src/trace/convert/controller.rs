@@ -21,13 +21,9 @@ struct Decimal {
 impl Decimal {
     /// `[+-]? (d+ (. d*)? | . d+) ([eE] [+-]? d+)?` (JSON numbers and YAML 1.2 floats).
     fn parse(text: &str) -> Option<Decimal> {
-        let (negative, rest) = match text.as_bytes().first() {
-            Some(b'-') => (true, &text[1..]),
-            Some(b'+') => (false, &text[1..]),
-            _ => (false, text),
-        };
-        let (mantissa, exponent) = match rest.find(['e', 'E']) {
-            Some(at) => (&rest[..at], Some(&rest[at + 1..])),
+        let (negative, rest) = signed(text);
+        let (mantissa, exponent) = match rest.split_once(['e', 'E']) {
+            Some((mantissa, exponent)) => (mantissa, Some(exponent)),
             None => (rest, None),
         };
         let (int_part, frac_part) = match mantissa.split_once('.') {
@@ -44,32 +40,27 @@ impl Decimal {
         let mut exp10: i64 = match exponent {
             None => 0,
             Some(e) => {
-                let (negative_exp, digits) = match e.as_bytes().first() {
-                    Some(b'-') => (true, &e[1..]),
-                    Some(b'+') => (false, &e[1..]),
-                    _ => (false, e),
-                };
+                let (negative_exp, digits) = signed(e);
                 if digits.is_empty() || !all_digits(digits) {
                     return None;
                 }
                 // Saturates far beyond any meaningful exponent.
                 let magnitude = digits.bytes().fold(0i64, |acc, b| {
-                    acc.saturating_mul(10).saturating_add(i64::from(b - b'0'))
+                    acc.saturating_mul(10)
+                        .saturating_add(i64::from(b.saturating_sub(b'0')))
                 });
                 if negative_exp {
-                    -magnitude
+                    magnitude.saturating_neg()
                 } else {
                     magnitude
                 }
             }
         };
-        let mut digits: String = int_part.chars().chain(frac_part.chars()).collect();
+        let all: String = int_part.chars().chain(frac_part.chars()).collect();
         exp10 = exp10.saturating_sub(i64::try_from(frac_part.len()).unwrap_or(i64::MAX));
-        let trimmed_start = digits.trim_start_matches('0').len();
-        digits.drain(..digits.len() - trimmed_start);
-        let trimmed_end = digits.trim_end_matches('0').len();
-        let trailing = digits.len() - trimmed_end;
-        digits.truncate(trimmed_end);
+        let significant = all.trim_start_matches('0');
+        let digits = significant.trim_end_matches('0').to_owned();
+        let trailing = significant.len().saturating_sub(digits.len());
         exp10 = exp10.saturating_add(i64::try_from(trailing).unwrap_or(i64::MAX));
         if digits.is_empty() {
             exp10 = 0;
@@ -83,6 +74,14 @@ impl Decimal {
 
     fn is_zero(&self) -> bool {
         self.digits.is_empty()
+    }
+}
+
+/// Whether `text` starts with `-`, and the text after its sign.
+fn signed(text: &str) -> (bool, &str) {
+    match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
     }
 }
 

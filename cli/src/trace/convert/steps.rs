@@ -232,8 +232,12 @@ fn convert_metric_values(
             else {
                 continue;
             };
-            match pod_index.get(name.as_str()) {
-                Some(&i) => per_pod[i] = Some(sample),
+            // `pod_index` numbers the pods from 0, one slot each in `per_pod`.
+            match pod_index
+                .get(name.as_str())
+                .and_then(|&i| per_pod.get_mut(i))
+            {
+                Some(slot) => *slot = Some(sample),
                 None => orphans.push((name, sample)),
             }
         }

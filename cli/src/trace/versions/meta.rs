@@ -126,50 +126,56 @@ impl Visitor<'_> for TimeVisitor {
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, as Go's `time.RFC3339` layout parses it (the
 /// `T` and `Z` in either case; field ranges checked, not the days of each month).
 fn is_rfc3339(text: &str) -> bool {
-    let b = text.as_bytes();
-    let digits = |from: usize, n: usize| -> Option<u32> {
-        let part = b.get(from..from + n)?;
-        part.iter().try_fold(0u32, |acc, c| {
-            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
-        })
+    let Some((date_time, rest)) = text.as_bytes().split_at_checked(19) else {
+        return false;
     };
-    let date_time = (|| {
-        let (month, day) = (digits(5, 2)?, digits(8, 2)?);
-        let (hour, minute, second) = (digits(11, 2)?, digits(14, 2)?, digits(17, 2)?);
-        let separators = digits(0, 4).is_some()
-            && b[4] == b'-'
-            && b[7] == b'-'
-            && b[10].eq_ignore_ascii_case(&b'T')
-            && b[13] == b':'
-            && b[16] == b':';
-        let ranges = (1..=12).contains(&month)
-            && (1..=31).contains(&day)
-            && hour < 24
-            && minute < 60
-            && second < 60;
-        (separators && ranges).then_some(())
-    })();
-    if date_time.is_none() {
+    let &[y0, y1, y2, y3, dash1, mo0, mo1, dash2, d0, d1, t, h0, h1, colon1, mi0, mi1, colon2, s0, s1] =
+        date_time
+    else {
+        return false;
+    };
+    let separators = dash1 == b'-'
+        && dash2 == b'-'
+        && t.eq_ignore_ascii_case(&b'T')
+        && colon1 == b':'
+        && colon2 == b':';
+    let fields = [y0, y1, y2, y3].iter().all(u8::is_ascii_digit)
+        && two_digits_in(mo0, mo1, 1..=12)
+        && two_digits_in(d0, d1, 1..=31)
+        && two_digits_in(h0, h1, 0..=23)
+        && two_digits_in(mi0, mi1, 0..=59)
+        && two_digits_in(s0, s1, 0..=59);
+    if !(separators && fields) {
         return false;
     }
-    let mut rest = &text[19..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let len = fraction.bytes().take_while(u8::is_ascii_digit).count();
+    let mut rest = rest;
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let len = fraction.iter().take_while(|b| b.is_ascii_digit()).count();
         if len == 0 {
             return false;
         }
-        rest = &fraction[len..];
+        rest = fraction.get(len..).unwrap_or_default();
     }
-    if rest.eq_ignore_ascii_case("z") {
+    if rest.eq_ignore_ascii_case(b"z") {
         return true;
     }
-    let z = rest.as_bytes();
-    z.len() == 6
-        && (z[0] == b'+' || z[0] == b'-')
-        && z[3] == b':'
-        && [1, 2, 4, 5].iter().all(|&i| z[i].is_ascii_digit())
-        && (z[1] - b'0') * 10 + (z[2] - b'0') < 24
-        && (z[4] - b'0') * 10 + (z[5] - b'0') < 60
+    match *rest {
+        [sign, h0, h1, b':', m0, m1] => {
+            (sign == b'+' || sign == b'-')
+                && two_digits_in(h0, h1, 0..=23)
+                && two_digits_in(m0, m1, 0..=59)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the ASCII digits `tens` and `ones` spell a number in `range`.
+fn two_digits_in(tens: u8, ones: u8, range: std::ops::RangeInclusive<u32>) -> bool {
+    let number = char::from(tens)
+        .to_digit(10)
+        .zip(char::from(ones).to_digit(10))
+        .and_then(|(tens, ones)| tens.checked_mul(10)?.checked_add(ones));
+    number.is_some_and(|n| range.contains(&n))
 }
 
 #[cfg(test)]
