@@ -12,8 +12,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use hpa::input::ContainerKind;
+use hpa::input::{Container, ContainerKind, PodPhase, ResourceRequest};
 use hpa::Quantity;
+use hpa::{Pod, RequestError};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -75,28 +76,51 @@ impl PodTemplate {
     ///
     /// The container is missing, or a counted container lacks the request.
     pub fn request(&self, container: Option<&str>, resource: &str) -> Result<i64, RequestProblem> {
-        let counted = self.containers.iter().filter(|c| match container {
-            Some(name) => c.name == name && c.kind != ContainerKind::Init,
-            None => c.kind != ContainerKind::Init,
-        });
-        let mut sum = 0i64;
-        let mut found = false;
-        for c in counted {
-            found = true;
-            let quantity = c.requests.iter().find(|(r, _)| r == resource);
-            match quantity {
-                Some((_, q)) => sum = sum.saturating_add(q.milli_value()),
-                None if self.file.is_none() => return Err(RequestProblem::NoRequest),
-                None => return Err(RequestProblem::Missing(c.name.clone())),
+        // The engine's own rule, on a pod of the template's containers.
+        let requests: Vec<Vec<ResourceRequest<'_>>> = self
+            .containers
+            .iter()
+            .map(|c| {
+                c.requests
+                    .iter()
+                    .map(|(resource, quantity)| ResourceRequest {
+                        resource,
+                        quantity: *quantity,
+                    })
+                    .collect()
+            })
+            .collect();
+        let containers: Vec<Container<'_>> = self
+            .containers
+            .iter()
+            .zip(&requests)
+            .map(|(c, requests)| Container {
+                name: &c.name,
+                kind: c.kind,
+                requests,
+            })
+            .collect();
+        let pod = Pod {
+            name: "template",
+            phase: PodPhase::Running,
+            ready: None,
+            start_time: None,
+            deleted: false,
+            containers: &containers,
+            requests: None,
+        };
+        hpa::pod_request(&pod, container, resource).map_err(|e| match e {
+            RequestError::MissingRequest { container, .. } if self.file.is_some() => {
+                RequestProblem::Missing(container.to_owned())
             }
-            if container.is_some() {
-                break;
+            RequestError::ContainerNotFound { container, .. } => {
+                RequestProblem::NoContainer(container.to_owned())
             }
-        }
-        match container {
-            Some(name) if !found => Err(RequestProblem::NoContainer(name.to_owned())),
-            _ => Ok(sum),
-        }
+            // The pool of `--pod-request` (and no pod-level requests here).
+            RequestError::MissingRequest { .. } | RequestError::MissingPodLevelRequest { .. } => {
+                RequestProblem::NoRequest
+            }
+        })
     }
 
     /// Whether a metric may name container `name` (not a plain init container).
