@@ -8,35 +8,15 @@ use std::path::PathBuf;
 
 use hpa::autoscaler::{DEFAULT_EVENT_BYTES as E0, DEFAULT_RECOMMENDATION_BYTES as R0};
 use hpa::snapshot::{max_len, MAX_ANNEX_BYTES};
-use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
 use hpa::{Autoscaler, Hpa, HpaSpec, Instant, Settings};
-use testkit::snapshot::{queue_steps, QUEUE, SCALE_UP};
-
-static DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
-    type_: PolicyType::Percent,
-    value: 50,
-    period_seconds: 30,
-}];
+use testkit::snapshot::{queue_steps, BEHAVIOR, QUEUE};
 
 fn spec(behavior: bool) -> HpaSpec<'static> {
     HpaSpec {
         min_replicas: Some(1),
         max_replicas: 40,
         metrics: &QUEUE,
-        behavior: behavior.then_some(Behavior {
-            scale_up: Some(ScalingRules {
-                stabilization_window_seconds: Some(0),
-                select_policy: Some(SelectPolicy::Max),
-                policies: Some(&SCALE_UP),
-                tolerance: None,
-            }),
-            scale_down: Some(ScalingRules {
-                stabilization_window_seconds: Some(60),
-                select_policy: Some(SelectPolicy::Min),
-                policies: Some(&DOWN),
-                tolerance: None,
-            }),
-        }),
+        behavior: behavior.then_some(BEHAVIOR),
         scale_target_ref: None,
     }
 }

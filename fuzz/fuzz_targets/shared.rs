@@ -14,13 +14,12 @@
 use std::cell::Cell;
 
 use hpa::shared::{InUse, Observe, SharedAutoscaler, SharedEvaluateError};
-use hpa::spec::{Behavior, PolicyType, ScalingPolicy, ScalingRules, SelectPolicy};
 use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Settings};
 use hpa_fuzz::shared::{Call, Input, Nested};
 use libfuzzer_sys::fuzz_target;
 use testkit::capacity;
 use testkit::invariants::state;
-use testkit::snapshot::SCALE_UP;
+use testkit::snapshot::BEHAVIOR;
 
 // The critical-section implementation (a global lock that allows nesting).
 use critical_section as _;
@@ -71,26 +70,6 @@ impl Observe for Inputs {
 
 /// Reused across inputs (a `static`, as firmware keeps it): each input starts by resetting it.
 static SHARED: Shared = SharedAutoscaler::new(Inputs::NEW);
-
-static DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
-    type_: PolicyType::Percent,
-    value: 50,
-    period_seconds: 30,
-}];
-const BEHAVIOR: Behavior<'static> = Behavior {
-    scale_up: Some(ScalingRules {
-        stabilization_window_seconds: Some(0),
-        select_policy: Some(SelectPolicy::Max),
-        policies: Some(&SCALE_UP),
-        tolerance: None,
-    }),
-    scale_down: Some(ScalingRules {
-        stabilization_window_seconds: Some(60),
-        select_policy: Some(SelectPolicy::Min),
-        policies: Some(&DOWN),
-        tolerance: None,
-    }),
-};
 
 /// Makes call `n` on [`SHARED`] from inside another call: whether it found the state in use.
 fn nested(n: Nested) -> bool {

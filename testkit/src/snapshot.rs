@@ -2,7 +2,10 @@
 //! independently of the engine, and a mutated snapshot resealed so that its mutation reaches the
 //! checks behind the length field and the checksum; and the scenario their snapshots hold.
 
-use hpa::spec::{MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy};
+use hpa::spec::{
+    Behavior, MetricIdentifier, MetricSpec, MetricTarget, PolicyType, ScalingPolicy, ScalingRules,
+    SelectPolicy,
+};
 use hpa::{Autoscaler, Hpa, Instant, MetricValues, Observation, Quantity, Settings};
 
 /// CRC-32/ISO-HDLC (zlib's `crc32`), bit by bit: written here rather than taken from the engine,
@@ -52,6 +55,31 @@ pub static SCALE_UP: [ScalingPolicy; 2] = [
         period_seconds: 15,
     },
 ];
+
+/// Scale-down policy: half the pods per 30 s.
+pub static SCALE_DOWN: [ScalingPolicy; 1] = [ScalingPolicy {
+    type_: PolicyType::Percent,
+    value: 50,
+    period_seconds: 30,
+}];
+
+/// The behavior the restore seeds and the `shared` fuzz target drive: [`SCALE_UP`] at once
+/// (Max), [`SCALE_DOWN`] after a 60 s window (Min), so that both rings and both event lists
+/// hold entries.
+pub const BEHAVIOR: Behavior<'static> = Behavior {
+    scale_up: Some(ScalingRules {
+        stabilization_window_seconds: Some(0),
+        select_policy: Some(SelectPolicy::Max),
+        policies: Some(&SCALE_UP),
+        tolerance: None,
+    }),
+    scale_down: Some(ScalingRules {
+        stabilization_window_seconds: Some(60),
+        select_policy: Some(SelectPolicy::Min),
+        policies: Some(&SCALE_DOWN),
+        tolerance: None,
+    }),
+};
 
 /// Evaluates `a` under `hpa` ([`QUEUE`] as its metric) at `loads` (queue lengths), 15 s apart
 /// from `start`, from 2 replicas. Every step's rescale but the last step's is reported: every
