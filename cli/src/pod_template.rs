@@ -77,29 +77,8 @@ impl PodTemplate {
     /// The container is missing, or a counted container lacks the request.
     pub fn request(&self, container: Option<&str>, resource: &str) -> Result<i64, RequestProblem> {
         // The engine's own rule, on a pod of the template's containers.
-        let requests: Vec<Vec<ResourceRequest<'_>>> = self
-            .containers
-            .iter()
-            .map(|c| {
-                c.requests
-                    .iter()
-                    .map(|(resource, quantity)| ResourceRequest {
-                        resource,
-                        quantity: *quantity,
-                    })
-                    .collect()
-            })
-            .collect();
-        let containers: Vec<Container<'_>> = self
-            .containers
-            .iter()
-            .zip(&requests)
-            .map(|(c, requests)| Container {
-                name: &c.name,
-                kind: c.kind,
-                requests,
-            })
-            .collect();
+        let requests = self.engine_requests();
+        let containers = self.engine_containers(&requests);
         let pod = Pod {
             name: "template",
             phase: PodPhase::Running,
@@ -121,6 +100,40 @@ impl PodTemplate {
                 RequestProblem::NoRequest
             }
         })
+    }
+
+    /// Each container's requests as the engine reads them (borrowed by
+    /// [`PodTemplate::engine_containers`]).
+    pub fn engine_requests(&self) -> Vec<Vec<ResourceRequest<'_>>> {
+        self.containers
+            .iter()
+            .map(|c| {
+                c.requests
+                    .iter()
+                    .map(|(resource, quantity)| ResourceRequest {
+                        resource,
+                        quantity: *quantity,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The containers as the engine reads them, with `requests` from
+    /// [`PodTemplate::engine_requests`].
+    pub fn engine_containers<'a>(
+        &'a self,
+        requests: &'a [Vec<ResourceRequest<'a>>],
+    ) -> Vec<Container<'a>> {
+        self.containers
+            .iter()
+            .zip(requests)
+            .map(|(c, requests)| Container {
+                name: &c.name,
+                kind: c.kind,
+                requests,
+            })
+            .collect()
     }
 
     /// Whether a metric may name container `name` (not a plain init container).

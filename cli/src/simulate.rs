@@ -56,8 +56,8 @@ use std::fmt::Write as _;
 
 use bumpalo::Bump;
 use hpa::input::{
-    ConditionStatus, Container, ContainerUsage, MetricValues, Observation, Pod, PodPhase,
-    PodSamples, ReadyCondition, ResourceRequest, Sample,
+    ConditionStatus, ContainerUsage, MetricValues, Observation, Pod, PodPhase, PodSamples,
+    ReadyCondition, Sample,
 };
 use hpa::metrics::{MetricName, MetricOutcome, MAX_METRICS};
 use hpa::settings::Settings;
@@ -570,31 +570,8 @@ fn run_with<const R: usize, const E: usize>(
     let steps = clock.times.len();
 
     // The pod template: the plan's containers with their requests.
-    let requests: Vec<Vec<ResourceRequest<'_>>> = plan
-        .template
-        .containers
-        .iter()
-        .map(|c| {
-            c.requests
-                .iter()
-                .map(|(resource, quantity)| ResourceRequest {
-                    resource,
-                    quantity: *quantity,
-                })
-                .collect()
-        })
-        .collect();
-    let containers: Vec<Container<'_>> = plan
-        .template
-        .containers
-        .iter()
-        .zip(&requests)
-        .map(|(c, requests)| Container {
-            name: &c.name,
-            kind: c.kind,
-            requests,
-        })
-        .collect();
+    let requests = plan.template.engine_requests();
+    let containers = plan.template.engine_containers(&requests);
     let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
         name: "pod",
         phase,
