@@ -8,7 +8,14 @@
 //! for nothing. A ContainerResource metric's request is its container's. Without a template,
 //! every pod has one container per container a metric names (one `app` when none does), each
 //! requesting `--pod-request`.
+//!
+//! The requests are those of the pods the API server creates from the template
+//! (`SetDefaults_Pod`): a container's limit stands for its missing request, and with the
+//! PodLevelResources gate on, the pod's own `spec.resources` (cpu, memory, `hugepages-*`) is
+//! defaulted from its limits and the containers as upstream defaults it; with the gate off the
+//! API server drops it, and so does the template.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -28,6 +35,12 @@ pub struct PodTemplate {
     pub file: Option<String>,
     /// Containers in the pod's order: regular ones, then init containers in theirs.
     pub containers: Vec<TemplateContainer>,
+    /// The pod's own requests (`spec.resources.requests`, PodLevelResources) after the API
+    /// server's defaulting, by resource name; `None` when the pod has none.
+    pub pod_requests: Option<Vec<(String, Quantity)>>,
+    /// The template set pod-level resources that the targeted cluster drops (the
+    /// PodLevelResources gate is off).
+    pub pod_resources_dropped: bool,
 }
 
 /// One container of the template.
@@ -37,7 +50,7 @@ pub struct TemplateContainer {
     pub name: String,
     /// Regular, sidecar or plain init container.
     pub kind: ContainerKind,
-    /// `resources.requests`, by resource name.
+    /// `resources.requests`, by resource name, a limit standing for a missing request.
     pub requests: Vec<(String, Quantity)>,
 }
 
@@ -50,6 +63,8 @@ pub enum RequestProblem {
     Missing(String),
     /// The named container is not in the template.
     NoContainer(String),
+    /// The pod's own requests lack the resource and no container requests it.
+    MissingPodLevel,
 }
 
 impl PodTemplate {
@@ -65,12 +80,15 @@ impl PodTemplate {
                     requests: requests.to_vec(),
                 })
                 .collect(),
+            pod_requests: None,
+            pod_resources_dropped: false,
         }
     }
 
     /// A pod's request of `resource` in milli-units, as the engine counts it
-    /// (docs/spec/pods.md#requests): the named container's, or for `None` the sum over the
-    /// regular containers and sidecars, each of which must request it.
+    /// (docs/spec/pods.md#requests): the named container's, or for `None` the pod-level
+    /// request, else the sum over the regular containers and sidecars, each of which must
+    /// request it.
     ///
     /// # Errors
     ///
@@ -79,6 +97,7 @@ impl PodTemplate {
         // The engine's own rule, on a pod of the template's containers.
         let requests = self.engine_requests();
         let containers = self.engine_containers(&requests);
+        let pod_requests = self.engine_pod_requests();
         let pod = Pod {
             name: "template",
             phase: PodPhase::Running,
@@ -86,7 +105,7 @@ impl PodTemplate {
             start_time: None,
             deleted: false,
             containers: &containers,
-            requests: None,
+            requests: pod_requests.as_deref(),
         };
         hpa::pod_request(&pod, container, resource).map_err(|e| match e {
             RequestError::MissingRequest { container, .. } if self.file.is_some() => {
@@ -95,11 +114,17 @@ impl PodTemplate {
             RequestError::ContainerNotFound { container, .. } => {
                 RequestProblem::NoContainer(container.to_owned())
             }
-            // The pool of `--pod-request` (and no pod-level requests here).
-            RequestError::MissingRequest { .. } | RequestError::MissingPodLevelRequest { .. } => {
-                RequestProblem::NoRequest
-            }
+            RequestError::MissingPodLevelRequest { .. } => RequestProblem::MissingPodLevel,
+            // The pool of `--pod-request`.
+            RequestError::MissingRequest { .. } => RequestProblem::NoRequest,
         })
+    }
+
+    /// The pod-level requests as the engine reads them (`Pod::requests`).
+    pub fn engine_pod_requests(&self) -> Option<Vec<ResourceRequest<'_>>> {
+        self.pod_requests
+            .as_ref()
+            .map(|requests| engine_list(requests))
     }
 
     /// Each container's requests as the engine reads them (borrowed by
@@ -107,15 +132,7 @@ impl PodTemplate {
     pub fn engine_requests(&self) -> Vec<Vec<ResourceRequest<'_>>> {
         self.containers
             .iter()
-            .map(|c| {
-                c.requests
-                    .iter()
-                    .map(|(resource, quantity)| ResourceRequest {
-                        resource,
-                        quantity: *quantity,
-                    })
-                    .collect()
-            })
+            .map(|c| engine_list(&c.requests))
             .collect()
     }
 
@@ -162,12 +179,33 @@ impl PodTemplate {
                 ContainerKind::Init => out.push_str("init container "),
             }
             out.push_str(&c.name);
-            for (resource, quantity) in &c.requests {
-                let _ = write!(out, " {resource}={quantity}");
-            }
+            write_requests(&mut out, &c.requests);
+        }
+        if let Some(requests) = &self.pod_requests {
+            out.push_str(", pod");
+            write_requests(&mut out, requests);
+        }
+        if self.pod_resources_dropped {
+            out.push_str(" (pod-level resources dropped: PodLevelResources is off)");
         }
         out
     }
+}
+
+fn write_requests(out: &mut String, requests: &[(String, Quantity)]) {
+    for (resource, quantity) in requests {
+        let _ = write!(out, " {resource}={quantity}");
+    }
+}
+
+fn engine_list(requests: &[(String, Quantity)]) -> Vec<ResourceRequest<'_>> {
+    requests
+        .iter()
+        .map(|(resource, quantity)| ResourceRequest {
+            resource,
+            quantity: *quantity,
+        })
+        .collect()
 }
 
 /// A container as manifests write it; other fields are ignored.
@@ -184,7 +222,9 @@ struct RawContainer {
 #[derive(Deserialize, Default)]
 struct RawResources {
     #[serde(default)]
-    requests: std::collections::BTreeMap<String, Value>,
+    requests: BTreeMap<String, Value>,
+    #[serde(default)]
+    limits: BTreeMap<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -195,17 +235,24 @@ struct RawPodSpec {
     #[serde(default)]
     init_containers: Vec<RawContainer>,
     #[serde(default)]
-    resources: Option<Value>,
+    resources: Option<RawResources>,
 }
 
-/// Reads the template at `path` (`-`: standard input).
+/// Reads the template at `path` (`-`: standard input), for a cluster with the
+/// PodLevelResources gate on or off (`pod_level_resources`).
 ///
 /// # Errors
 ///
 /// A message naming the file and what is wrong.
-pub fn load(path: &Path) -> Result<PodTemplate, String> {
+pub fn load(path: &Path, pod_level_resources: bool) -> Result<PodTemplate, String> {
     let source = read_source(path, MAX_MANIFEST_BYTES).map_err(|e| e.to_string())?;
-    parse(&source.text, source.format, &source.name).map_err(|e| format!("{}: {e}", source.name))
+    parse(
+        &source.text,
+        source.format,
+        &source.name,
+        pod_level_resources,
+    )
+    .map_err(|e| format!("{}: {e}", source.name))
 }
 
 /// Parses the template of file `name`: the one Pod or Deployment of the text (other kinds,
@@ -214,7 +261,12 @@ pub fn load(path: &Path) -> Result<PodTemplate, String> {
 /// # Errors
 ///
 /// A message naming the field at fault.
-pub fn parse(text: &str, format: Format, name: &str) -> Result<PodTemplate, String> {
+pub fn parse(
+    text: &str,
+    format: Format,
+    name: &str,
+    pod_level_resources: bool,
+) -> Result<PodTemplate, String> {
     check_nesting(text, format).map_err(|e| e.to_string())?;
     let documents: Vec<Value> = match format {
         Format::Json => vec![serde_json::from_str(text).map_err(|e| e.to_string())?],
@@ -277,20 +329,21 @@ pub fn parse(text: &str, format: Format, name: &str) -> Result<PodTemplate, Stri
     };
     let raw: RawPodSpec = serde_path_to_error::deserialize(spec)
         .map_err(|e| format!("{path}.{}: {}", e.path(), e.inner()))?;
-    if raw.resources.is_some() {
-        return Err(format!(
-            "{path}.resources: pod-level requests are not modelled; give each container its \
-             requests"
-        ));
-    }
-    template_of(raw, path, name)
+    template_of(raw, path, name, pod_level_resources)
 }
 
-fn template_of(raw: RawPodSpec, path: &str, name: &str) -> Result<PodTemplate, String> {
+fn template_of(
+    raw: RawPodSpec,
+    path: &str,
+    name: &str,
+    pod_level_resources: bool,
+) -> Result<PodTemplate, String> {
     if raw.containers.is_empty() {
         return Err(format!("{path}.containers: a pod needs a container"));
     }
     let mut containers: Vec<TemplateContainer> = Vec::new();
+    // Each container's limits, beside `containers`: the pod-level defaults read them.
+    let mut limits: Vec<Quantities> = Vec::new();
     let groups = [
         ("containers", raw.containers, false),
         ("initContainers", raw.init_containers, true),
@@ -314,38 +367,186 @@ fn template_of(raw: RawPodSpec, path: &str, name: &str) -> Result<PodTemplate, S
                     ))
                 }
             };
-            let mut requests = Vec::new();
-            for (resource, value) in c.resources.requests {
-                let text = match &value {
-                    Value::String(s) => s.clone(),
-                    Value::Number(n) => n.to_string(),
-                    _ => {
-                        return Err(format!(
-                            "{at}.resources.requests.{resource}: expected a quantity, got {value}"
-                        ))
-                    }
-                };
-                let quantity = Quantity::parse(&text).map_err(|e| {
-                    format!("{at}.resources.requests.{resource}: invalid quantity {text:?}: {e}")
-                })?;
-                if quantity.signum() < 0 {
-                    return Err(format!(
-                        "{at}.resources.requests.{resource}: must not be negative, got {text}"
-                    ));
-                }
-                requests.push((resource, quantity));
+            let (mut requests, container_limits) =
+                quantities(c.resources, &format!("{at}.resources"))?;
+            // SetDefaults_Pod: a limit without a request is the request too.
+            for (resource, limit) in &container_limits {
+                requests.entry(resource.clone()).or_insert(*limit);
             }
             containers.push(TemplateContainer {
                 name: c.name,
                 kind,
-                requests,
+                requests: requests.into_iter().collect(),
             });
+            limits.push(container_limits);
         }
     }
+    let (pod_requests, pod_resources_dropped) = match raw.resources {
+        Some(resources) if !pod_level_resources => (
+            None,
+            !resources.requests.is_empty() || !resources.limits.is_empty(),
+        ),
+        Some(resources) => (
+            pod_level_requests(resources, &containers, &limits, path)?,
+            false,
+        ),
+        None => (None, false),
+    };
     Ok(PodTemplate {
         file: Some(name.to_owned()),
         containers,
+        pod_requests,
+        pod_resources_dropped,
     })
+}
+
+/// Quantities by resource name.
+type Quantities = BTreeMap<String, Quantity>;
+
+/// `requests` and `limits` of `resources`, parsed; `at` is their field path.
+fn quantities(resources: RawResources, at: &str) -> Result<(Quantities, Quantities), String> {
+    let parse = |map: BTreeMap<String, Value>, field: &str| {
+        let mut out = BTreeMap::new();
+        for (resource, value) in map {
+            let text = match &value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => {
+                    return Err(format!(
+                        "{at}.{field}.{resource}: expected a quantity, got {value}"
+                    ))
+                }
+            };
+            let quantity = Quantity::parse(&text)
+                .map_err(|e| format!("{at}.{field}.{resource}: invalid quantity {text:?}: {e}"))?;
+            if quantity.signum() < 0 {
+                return Err(format!(
+                    "{at}.{field}.{resource}: must not be negative, got {text}"
+                ));
+            }
+            out.insert(resource, quantity);
+        }
+        Ok(out)
+    };
+    Ok((
+        parse(resources.requests, "requests")?,
+        parse(resources.limits, "limits")?,
+    ))
+}
+
+/// Whether a pod may set `resource` itself (PodLevelResources: cpu, memory, hugepages).
+fn is_pod_level(resource: &str) -> bool {
+    resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-")
+}
+
+/// The pod's own requests after the API server's defaulting with PodLevelResources on
+/// (`defaultHugePagePodLimits`, then `defaultPodRequests`): a hugepages limit the pod does
+/// not set is the containers' aggregated one; when the pod sets limits, a cpu or memory
+/// request it does not set is the containers' aggregated request, and any other request it
+/// does not set is its limit. `None` when it sets no request.
+fn pod_level_requests(
+    resources: RawResources,
+    containers: &[TemplateContainer],
+    limits: &[Quantities],
+    path: &str,
+) -> Result<Option<Vec<(String, Quantity)>>, String> {
+    let (mut requests, mut pod_limits) = quantities(resources, &format!("{path}.resources"))?;
+    for (field, map) in [("requests", &requests), ("limits", &pod_limits)] {
+        if let Some(resource) = map.keys().find(|r| !is_pod_level(r)) {
+            return Err(format!(
+                "{path}.resources.{field}.{resource}: a pod may set only cpu, memory and \
+                 hugepages-<size> resources itself"
+            ));
+        }
+    }
+    let kinds: Vec<ContainerKind> = containers.iter().map(|c| c.kind).collect();
+    let container_requests: Vec<Quantities> = containers
+        .iter()
+        .map(|c| c.requests.iter().cloned().collect())
+        .collect();
+    if !requests.is_empty() || !pod_limits.is_empty() {
+        for resource in names(limits).filter(|r| r.starts_with("hugepages-")) {
+            if !requests.contains_key(resource) && !pod_limits.contains_key(resource) {
+                if let Some(total) = aggregate(&kinds, limits, resource, path)? {
+                    pod_limits.insert(resource.to_owned(), total);
+                }
+            }
+        }
+    }
+    if !pod_limits.is_empty() {
+        for resource in names(&container_requests) {
+            let overcommitted = resource == "cpu" || resource == "memory";
+            if overcommitted && !requests.contains_key(resource) {
+                if let Some(total) = aggregate(&kinds, &container_requests, resource, path)? {
+                    requests.insert(resource.to_owned(), total);
+                }
+            }
+        }
+        for (resource, limit) in &pod_limits {
+            requests.entry(resource.clone()).or_insert(*limit);
+        }
+    }
+    Ok((!requests.is_empty()).then(|| requests.into_iter().collect()))
+}
+
+/// Every resource name of `maps`, once.
+fn names(maps: &[Quantities]) -> impl Iterator<Item = &str> {
+    let mut all: Vec<&str> = maps
+        .iter()
+        .flat_map(|m| m.keys().map(String::as_str))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all.into_iter()
+}
+
+/// Upstream's `AggregateContainerRequests` (or limits) for one resource, exactly: the sum of
+/// the regular containers and sidecars, or the largest init-time footprint (a plain init
+/// container with the sidecars before it) when larger. `None` when no container sets it.
+fn aggregate(
+    kinds: &[ContainerKind],
+    maps: &[Quantities],
+    resource: &str,
+    path: &str,
+) -> Result<Option<Quantity>, String> {
+    let too_large = || format!("{path}: the containers' {resource} is too large to add up");
+    let zero = Quantity::from_milli(0);
+    let (mut any, mut total, mut sidecars, mut peak) = (false, zero, zero, zero);
+    for (kind, map) in kinds.iter().zip(maps) {
+        let Some(&q) = map.get(resource) else {
+            continue;
+        };
+        any = true;
+        match kind {
+            ContainerKind::Regular => total = add(total, q).ok_or_else(too_large)?,
+            ContainerKind::RestartableInit => {
+                total = add(total, q).ok_or_else(too_large)?;
+                sidecars = add(sidecars, q).ok_or_else(too_large)?;
+                peak = peak.max(sidecars);
+            }
+            ContainerKind::Init => peak = peak.max(add(q, sidecars).ok_or_else(too_large)?),
+        }
+    }
+    Ok(any.then(|| total.max(peak)))
+}
+
+/// `a + b` exactly, in `a`'s format as upstream's `Quantity.Add` keeps it (`b`'s when `a` is
+/// zero); `None` past the range of 128-bit decimals.
+fn add(a: Quantity, b: Quantity) -> Option<Quantity> {
+    let ((ma, ea, format), (mb, eb, _)) = (a.parts(), b.parts());
+    if mb == 0 {
+        return Some(a);
+    }
+    if ma == 0 {
+        return Some(b);
+    }
+    let exponent = ea.min(eb);
+    let scaled = |m: i128, e: i32| {
+        let shift = u32::try_from(e.checked_sub(exponent)?).ok()?;
+        m.checked_mul(10_i128.checked_pow(shift)?)
+    };
+    let sum = scaled(ma, ea)?.checked_add(scaled(mb, eb)?)?;
+    Some(Quantity::from_parts(sum, exponent, format))
 }
 
 #[cfg(test)]
@@ -385,7 +586,7 @@ metadata: {name: web}
 
     #[test]
     fn a_deployment_gives_containers_and_sidecars() {
-        let t = parse(DEPLOYMENT, Format::Yaml, "web.yaml").unwrap();
+        let t = parse(DEPLOYMENT, Format::Yaml, "web.yaml", true).unwrap();
         assert_eq!(t.names(), "app, migrate, proxy");
         assert_eq!(
             t.describe(),
@@ -413,14 +614,116 @@ metadata: {name: web}
                 "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": 2}}}]}}"#,
             Format::Json,
             "pod.json",
+            true,
         )
         .unwrap();
         assert_eq!(t.request(None, "cpu"), Ok(2000));
     }
 
+    /// A pod of `spec` (YAML flow), read with the PodLevelResources gate `on`.
+    fn pod(spec: &str, on: bool) -> PodTemplate {
+        let text = format!("kind: Pod\napiVersion: v1\nspec: {spec}\n");
+        parse(&text, Format::Yaml, "pod.yaml", on).unwrap()
+    }
+
+    #[test]
+    fn a_limit_without_a_request_is_the_request() {
+        // SetDefaults_Pod, for regular and init containers alike.
+        let t = pod(
+            "{containers: [{name: a, resources: {limits: {cpu: 2, memory: 1Gi}, requests: {cpu: 1}}}], \
+             initContainers: [{name: s, restartPolicy: Always, resources: {limits: {cpu: 300m}}}]}",
+            true,
+        );
+        assert_eq!(t.describe(), "a cpu=1 memory=1Gi, sidecar s cpu=300m");
+        assert_eq!(t.request(None, "cpu"), Ok(1300));
+        assert_eq!(t.request(Some("a"), "memory"), Ok(1_073_741_824_000));
+    }
+
+    #[test]
+    fn pod_level_requests_are_used_and_defaulted_as_upstream_does() {
+        // Requests set: used for the pod's Resource metrics; a container keeps its own.
+        let t = pod(
+            "{containers: [{name: a, resources: {requests: {cpu: 1}}}], \
+             resources: {requests: {cpu: 3, memory: 2Gi}}}",
+            true,
+        );
+        assert_eq!(t.request(None, "cpu"), Ok(3000));
+        assert_eq!(t.request(Some("a"), "cpu"), Ok(1000));
+        assert_eq!(t.describe(), "a cpu=1, pod cpu=3 memory=2Gi");
+        // Pod limits only: cpu, which the containers request, defaults to their aggregate
+        // (regular and sidecar summed, against the init container's peak with the sidecar
+        // before it: max(500m + 250m, 2 + 250m) = 2250m); memory, which none requests, to
+        // the pod's limit.
+        let t = pod(
+            "{containers: [{name: a, resources: {requests: {cpu: 500m}}}], \
+             initContainers: [{name: s, restartPolicy: Always, resources: {requests: {cpu: 250m}}}, \
+                              {name: i, resources: {requests: {cpu: 2}}}], \
+             resources: {limits: {cpu: 4, memory: 1Gi}}}",
+            true,
+        );
+        assert_eq!(t.request(None, "cpu"), Ok(2250));
+        assert_eq!(t.request(None, "memory"), Ok(1_073_741_824_000));
+        // Pod requests without memory and no pod limits: the engine sums the containers'.
+        let t = pod(
+            "{containers: [{name: a, resources: {requests: {memory: 1Mi}}}], \
+             resources: {requests: {cpu: 1}}}",
+            true,
+        );
+        assert_eq!(t.request(None, "memory"), Ok(1_048_576_000));
+        // Hugepages: a pod limit the pod does not set is the containers' aggregated limit,
+        // and the pod's request defaults to it.
+        let t = pod(
+            "{containers: [{name: a, resources: {limits: {hugepages-2Mi: 4Mi}}}, \
+                          {name: b, resources: {limits: {hugepages-2Mi: 2Mi}}}], \
+             resources: {limits: {cpu: 1}}}",
+            true,
+        );
+        assert_eq!(
+            t.pod_requests,
+            Some(vec![
+                ("cpu".to_owned(), Quantity::parse("1").unwrap()),
+                ("hugepages-2Mi".to_owned(), Quantity::parse("6Mi").unwrap()),
+            ])
+        );
+        // A pod-level request of none of the containers' resources, and none in them.
+        let t = pod(
+            "{containers: [{name: a}], resources: {requests: {cpu: 1}}}",
+            true,
+        );
+        assert_eq!(
+            t.request(None, "memory"),
+            Err(RequestProblem::MissingPodLevel)
+        );
+    }
+
+    #[test]
+    fn pod_level_resources_are_dropped_with_the_gate_off() {
+        let spec = "{containers: [{name: a, resources: {requests: {cpu: 1}}}], \
+                    resources: {requests: {cpu: 3}}}";
+        let t = pod(spec, false);
+        assert_eq!(t.pod_requests, None);
+        assert_eq!(t.request(None, "cpu"), Ok(1000));
+        assert_eq!(
+            t.describe(),
+            "a cpu=1 (pod-level resources dropped: PodLevelResources is off)"
+        );
+        assert_eq!(pod(spec, true).request(None, "cpu"), Ok(3000));
+    }
+
+    #[test]
+    fn decimal_sums_are_exact() {
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        assert_eq!(add(q("1"), q("1m")), Some(q("1001m")));
+        assert_eq!(
+            add(q("0"), q("2Gi")).map(|s| s.to_string()),
+            Some("2Gi".to_owned())
+        );
+        assert_eq!(add(q("1e30"), q("1n")), None);
+    }
+
     #[test]
     fn errors_name_the_field() {
-        let err = |text: &str| parse(text, Format::Yaml, "pod.yaml").unwrap_err();
+        let err = |text: &str| parse(text, Format::Yaml, "pod.yaml", true).unwrap_err();
         assert_eq!(
             err("kind: Service\napiVersion: v1\n"),
             "no Pod or Deployment (found Service)"
@@ -443,9 +746,9 @@ metadata: {name: web}
             "spec.containers[0]: missing field `name`"
         );
         assert_eq!(
-            err("kind: Pod\napiVersion: v1\nspec: {containers: [{name: a}], resources: {requests: {cpu: 1}}}\n"),
-            "spec.resources: pod-level requests are not modelled; give each container its \
-             requests"
+            err("kind: Pod\napiVersion: v1\nspec: {containers: [{name: a}], resources: {requests: {nvidia.com/gpu: 1}}}\n"),
+            "spec.resources.requests.nvidia.com/gpu: a pod may set only cpu, memory and \
+             hugepages-<size> resources itself"
         );
         assert!(err(&format!(
             "kind: Pod\napiVersion: v1\nspec: {}\n",

@@ -355,6 +355,11 @@ pub fn plan(manifest: &Manifest, path: &str, load: &Load, opts: &Options) -> Res
                              of {file} has no {resource} request"
                         ),
                         RequestProblem::NoContainer(c) => format!("no container `{c}`"),
+                        RequestProblem::MissingPodLevel => format!(
+                            "a Utilization target needs the pods' request: {file} sets \
+                             pod-level requests without {resource}, and no container \
+                             requests it"
+                        ),
                     })
                 });
                 let feed = Feed::PodShare {
@@ -572,6 +577,7 @@ fn run_with<const R: usize, const E: usize>(
     // The pod template: the plan's containers with their requests.
     let requests = plan.template.engine_requests();
     let containers = plan.template.engine_containers(&requests);
+    let pod_requests = plan.template.engine_pod_requests();
     let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
         name: "pod",
         phase,
@@ -579,7 +585,7 @@ fn run_with<const R: usize, const E: usize>(
         start_time: Some(Instant(created)),
         deleted: false,
         containers: &containers,
-        requests: None,
+        requests: pod_requests.as_deref(),
     };
     let pending = |created: i64| {
         template(

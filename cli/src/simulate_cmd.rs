@@ -23,7 +23,7 @@ use crate::explain::{self, EventLog};
 use crate::plot;
 use crate::pod_template;
 use crate::simulate::{self, Clock, Explain, Options, Run};
-use crate::trace::{self, ApiVersion, Cluster, Manifest, Outcome, Trace};
+use crate::trace::{self, ApiVersion, Cluster, Gate, Manifest, Outcome, Trace};
 
 /// Exit status for invalid input (as `hpa replay`).
 const EXIT_INVALID: u8 = 2;
@@ -260,7 +260,7 @@ fn parse_decimal(text: &str) -> Option<(u64, i32)> {
 }
 
 /// Reads the flags into simulation options.
-fn options(args: &SimulateArgs) -> Result<Options, String> {
+fn options(args: &SimulateArgs, cluster: &Cluster) -> Result<Options, String> {
     let flag = |name: &str, e: String| format!("--{name}: {e}");
     let duration = |name: &str, text: &str| parse_duration(text).map_err(|e| flag(name, e));
     let sync_period = duration("sync-period", &args.sync_period)?;
@@ -351,7 +351,10 @@ fn options(args: &SimulateArgs) -> Result<Options, String> {
     #[allow(clippy::cast_possible_truncation)]
     let noise_ppm = (noise * 1_000_000.0).round() as i64;
     let pod_template = match &args.pod_template {
-        Some(path) => Some(pod_template::load(path).map_err(|e| format!("--pod-template {e}"))?),
+        Some(path) => Some(
+            pod_template::load(path, cluster.enabled(Gate::PodLevelResources))
+                .map_err(|e| format!("--pod-template {e}"))?,
+        ),
         None => None,
     };
     Ok(Options {
@@ -377,7 +380,7 @@ struct Inputs {
 
 fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
     let cluster = args.cluster.cluster()?;
-    let mut opts = options(args)?;
+    let mut opts = options(args, &cluster)?;
     opts.settings = cluster.settings(opts.settings);
     let mut paths = vec![args.hpa.clone()];
     paths.extend(args.compare.clone());

@@ -780,6 +780,26 @@ fn plots_name_each_metric_by_its_source() {
     assert!(!svg.contains("external metric"));
 }
 
+/// `hpa simulate` in `d` of `hpa.yaml` with template `pod.yaml` on `load.csv` from 4 pods,
+/// explaining the first evaluation, with `extra` arguments.
+fn simulate_with_template(d: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "simulate",
+        "--hpa",
+        "hpa.yaml",
+        "--pod-template",
+        "pod.yaml",
+        "--load",
+        "load.csv",
+        "--initial-replicas",
+        "4",
+        "--explain-at",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    stdout_of(&hpa(&args, d))
+}
+
 /// `--pod-template`: a Resource metric's utilization is of the pod's regular containers and
 /// sidecars together (not its plain init containers), a ContainerResource metric's of its
 /// container; errors name the template's containers.
@@ -804,20 +824,7 @@ fn pod_templates_give_each_container_its_request() {
     };
     let run = |metric: &str| {
         write(&d, "hpa.yaml", &hpa_of(metric));
-        let args = [
-            "simulate",
-            "--hpa",
-            "hpa.yaml",
-            "--pod-template",
-            "pod.yaml",
-            "--load",
-            "load.csv",
-            "--initial-replicas",
-            "4",
-            "--explain-at",
-            "0",
-        ];
-        stdout_of(&hpa(&args, &d))
+        simulate_with_template(&d, &[])
     };
     // 3 cores over 4 pods: 750m each, 100 % of app + proxy (750m), twice the 50 % target.
     let text = run(
@@ -886,6 +893,53 @@ fn pod_templates_give_each_container_its_request() {
         ];
         rejected(&d, &args, expected);
     }
+}
+
+/// A template's pod-level requests count for a Resource metric where the release has
+/// PodLevelResources on (1.34 on), and are dropped, as the API server drops them, where not.
+#[test]
+fn pod_level_requests_follow_the_release() {
+    let d = dir("pod-level");
+    write(
+        &d,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  \
+         resources: {requests: {cpu: '1'}}\n  \
+         containers:\n  - {name: app, resources: {limits: {cpu: 500m}}}\n",
+    );
+    write(&d, "load.csv", "time,cpu\n0,3\n60,3\n");
+    write(
+        &d,
+        "hpa.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n\
+         spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  \
+         minReplicas: 1\n  maxReplicas: 20\n  metrics:\n  - {type: Resource, resource: {name: \
+         cpu, target: {type: Utilization, averageUtilization: 50}}}\n",
+    );
+    let run = |version: &str| simulate_with_template(&d, &["--kubernetes-version", version]);
+    // 1.34: 750m a pod of the pod's own 1 core; the container's limit is its request.
+    let text = run("1.34");
+    assert!(
+        text.contains("pod template pod.yaml (app cpu=500m, pod cpu=1), "),
+        "{text}"
+    );
+    assert!(
+        text.contains("75% of request, average 750m vs target 50%: ratio 1.5, "),
+        "{text}"
+    );
+    // 1.33: the gate is off, the pod-level request is dropped; 750m of the container's 500m.
+    let text = run("1.33");
+    assert!(
+        text.contains(
+            "pod template pod.yaml (app cpu=500m (pod-level resources dropped: \
+             PodLevelResources is off)), "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("150% of request, average 750m vs target 50%: ratio 3, "),
+        "{text}"
+    );
 }
 
 /// The bundled Deployment with a sidecar and its HPA, read from one file, run.
