@@ -38,6 +38,10 @@ const NOTE_CHARS: usize = 37;
 /// The characters of a metric's name that fit a panel's caption (15 px, with its ": measured
 /// by the HPA vs target"), and its axis description (12 px along the panel's height).
 const CAPTION_NAME_CHARS: usize = 80;
+/// The characters of the 13 px subtitle that fit a line across the picture (about 7 px a
+/// character), and the height each further line adds to the title.
+const SUBTITLE_CHARS: usize = 165;
+const SUBTITLE_LINE_HEIGHT: u32 = 16;
 const AXIS_CHARS: usize = 34;
 
 /// Run colours: blue and orange (distinguishable with the common colour-vision deficiencies).
@@ -186,7 +190,15 @@ pub fn render(
     columns.sort_unstable();
     columns.dedup();
 
-    let height = (TITLE_HEIGHT + DEMAND_HEIGHT + PODS_HEIGHT)
+    // The subtitle (the pool's and the controller's settings) wraps rather than running
+    // off the picture; the title grows by a line for each further line.
+    let subtitle_lines = wrap(subtitle, SUBTITLE_CHARS);
+    let title_height =
+        TITLE_HEIGHT.saturating_add(SUBTITLE_LINE_HEIGHT.saturating_mul(
+            u32::try_from(subtitle_lines.len().saturating_sub(1)).unwrap_or(u32::MAX),
+        ));
+    let height = title_height
+        .saturating_add(DEMAND_HEIGHT + PODS_HEIGHT)
         .saturating_add(METRIC_HEIGHT.saturating_mul(u32::try_from(panels.len()).unwrap_or(1)));
     let hours = clock.duration >= 3 * 3_600_000;
     let (scale, unit) = if hours {
@@ -202,7 +214,7 @@ pub fn render(
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let (title_area, rest) = root.split_vertically(TITLE_HEIGHT);
+        let (title_area, rest) = root.split_vertically(title_height);
         let names: Vec<String> = runs.iter().map(|r| r.plan.label.clone()).collect();
         title_area
             .draw(&Text::new(
@@ -211,13 +223,18 @@ pub fn render(
                 (FONT, 20).into_font().color(&BLACK),
             ))
             .map_err(err)?;
-        title_area
-            .draw(&Text::new(
-                subtitle.to_owned(),
-                (12, 32),
-                (FONT, 13).into_font().color(&RGBColor(90, 90, 90)),
-            ))
-            .map_err(err)?;
+        for (line, y) in subtitle_lines
+            .into_iter()
+            .zip((32_i32..).step_by(SUBTITLE_LINE_HEIGHT as usize))
+        {
+            title_area
+                .draw(&Text::new(
+                    line,
+                    (12, y),
+                    (FONT, 13).into_font().color(&RGBColor(90, 90, 90)),
+                ))
+                .map_err(err)?;
+        }
         let (demand_area, rest) = rest.split_vertically(DEMAND_HEIGHT);
         let (pods_area, metric_area) = rest.split_vertically(PODS_HEIGHT);
 

@@ -987,21 +987,64 @@ fn long_metric_names_are_shortened_or_wrapped_not_clipped() {
         ),
     );
     write(&d, "load.csv", "time,demand\n0,10\n300,40\n");
+    // A template of containers with long names makes the subtitle (the pool line) long.
+    let containers: Vec<String> = (1..=6)
+        .map(|i| format!("{{name: checkout-service-sidecar-container-number-{i}}}"))
+        .collect();
+    write(
+        &d,
+        "pod.yaml",
+        &format!(
+            "apiVersion: v1\nkind: Pod\nspec: {{containers: [{}]}}\n",
+            containers.join(", ")
+        ),
+    );
     stdout_of(&hpa(
         &[
-            "simulate", "--hpa", "hpa.yaml", "--load", "load.csv", "--plot", "plot.svg",
+            "simulate",
+            "--hpa",
+            "hpa.yaml",
+            "--load",
+            "load.csv",
+            "--pod-template",
+            "pod.yaml",
+            "--plot",
+            "plot.svg",
         ],
         &d,
     ));
     let svg = std::fs::read_to_string(d.join("plot.svg")).expect("the plot");
-    let texts: Vec<&str> = svg
+    // (attributes, text) of each text element.
+    let elements: Vec<(&str, &str)> = svg
         .split("<text")
         .skip(1)
         .filter_map(|t| {
-            t.split_once('>')
-                .and_then(|(_, rest)| rest.split_once("</text>"))
+            t.split_once('>').and_then(|(attributes, rest)| {
+                Some((attributes, rest.split_once("</text>")?.0.trim()))
+            })
         })
-        .map(|(text, _)| text.trim())
+        .collect();
+    // The subtitle is the grey text: in lines that fit the picture, the whole pool line.
+    let subtitle: Vec<&str> = elements
+        .iter()
+        .filter(|(attributes, _)| attributes.contains("#5A5A5A"))
+        .map(|(_, text)| *text)
+        .collect();
+    assert!(subtitle.len() >= 2, "{subtitle:?}");
+    assert!(
+        subtitle.iter().all(|line| line.chars().count() <= 165),
+        "{subtitle:?}"
+    );
+    assert!(
+        subtitle
+            .join(" ")
+            .contains("checkout-service-sidecar-container-number-6), noise 0"),
+        "{subtitle:?}"
+    );
+    let texts: Vec<&str> = elements
+        .iter()
+        .filter(|(attributes, _)| !attributes.contains("#5A5A5A"))
+        .map(|(_, text)| *text)
         .collect();
     let caption = texts
         .iter()
@@ -1019,7 +1062,7 @@ fn long_metric_names_are_shortened_or_wrapped_not_clipped() {
     assert!(
         texts
             .iter()
-            .filter(|t| !t.starts_with("hpa simulate") && !t.starts_with("pool:"))
+            .filter(|t| !t.starts_with("hpa simulate"))
             .all(|t| t.chars().count() <= 130),
         "{texts:?}"
     );
