@@ -197,6 +197,7 @@ pub const fn reason_code(r: Reason) -> u8 {
 /// | no matching requests | 22 |
 /// | ready pods: no pods | 23 |
 /// | sample count mismatch | 24 |
+/// | container not in metrics (`older-controllers`) | 25 |
 /// | request: missing request | 32 |
 /// | request: container not found | 33 |
 /// | request: missing pod-level request | 34 |
@@ -215,6 +216,8 @@ pub const fn error_kind(e: &MetricError<'_>) -> u8 {
             CalcError::NoMatchingRequests => 22,
             CalcError::ReadyPodsNoPods => 23,
             CalcError::SampleCountMismatch { .. } => 24,
+            #[cfg(feature = "older-controllers")]
+            CalcError::ContainerNotInMetrics { .. } => 25,
             CalcError::Request(r) => match r {
                 RequestError::MissingRequest { .. } => 32,
                 RequestError::ContainerNotFound { .. } => 33,

@@ -201,7 +201,8 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
             } else {
                 &behavior.scale_down
             };
-            let p = policy_limit(history, rules, b.current, b.now, settings.arithmetic, up);
+            let counting = Counting::of(settings);
+            let p = policy_limit(history, rules, b.current, b.now, counting, up);
             overflowed |= p.overflowed;
             let limit = if up {
                 p.limit.max(b.current)
@@ -264,6 +265,36 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
     }
 }
 
+/// How the policy limits count: the arithmetic mode, and which events the period start counts.
+#[derive(Clone, Copy)]
+struct Counting {
+    mode: Arithmetic,
+    /// Only the direction's own events, as before Kubernetes 1.25
+    /// (docs/spec/releases.md#period-start).
+    #[cfg(feature = "older-controllers")]
+    one_direction: bool,
+}
+
+impl Counting {
+    /// The newest release's counting in `mode`.
+    fn newest(mode: Arithmetic) -> Counting {
+        Counting {
+            mode,
+            #[cfg(feature = "older-controllers")]
+            one_direction: false,
+        }
+    }
+
+    /// The counting of the settings' release.
+    fn of(settings: &Settings) -> Counting {
+        Counting {
+            mode: settings.arithmetic,
+            #[cfg(feature = "older-controllers")]
+            one_direction: settings.controller.one_direction_period_start(),
+        }
+    }
+}
+
 /// Period-start replicas of one policy: `current − added + deleted` over its period.
 fn period_start<const R: usize, const E: usize>(
     history: &History<R, E>,
@@ -271,16 +302,24 @@ fn period_start<const R: usize, const E: usize>(
     period_seconds: i32,
     now: Instant,
     direction: Direction,
+    counting: Counting,
 ) -> (i32, bool) {
     let changes = history.changes_in_period(
         now,
         Duration::from_secs(i64::from(period_seconds)),
         direction,
     );
-    (
-        start_replicas(current, changes.added, changes.deleted),
-        changes.overflowed,
-    )
+    let (added, deleted) = (changes.added, changes.deleted);
+    // Before 1.25: `current − added` up, `current + deleted` down.
+    #[cfg(feature = "older-controllers")]
+    let (added, deleted) = match (counting.one_direction, direction) {
+        (false, _) => (added, deleted),
+        (true, Direction::Up) => (added, 0),
+        (true, Direction::Down) => (0, deleted),
+    };
+    // Without `older-controllers` only the mode, read by the caller.
+    let _ = counting;
+    (start_replicas(current, added, deleted), changes.overflowed)
 }
 
 /// `current − added + deleted`, saturated to i32. `added` and `deleted` are sums of replica
@@ -308,7 +347,7 @@ fn policy_limit<const R: usize, const E: usize>(
     rules: &ResolvedRules<'_>,
     current: i32,
     now: Instant,
-    mode: Arithmetic,
+    counting: Counting,
     up: bool,
 ) -> PolicyLimit {
     // `take_min`: the running result keeps the smaller proposal.
@@ -332,12 +371,21 @@ fn policy_limit<const R: usize, const E: usize>(
     };
     let direction = if up { Direction::Up } else { Direction::Down };
     for (i, policy) in rules.policies.iter().enumerate() {
-        let (start, of) = period_start(history, current, policy.period_seconds, now, direction);
+        let (start, of) = period_start(
+            history,
+            current,
+            policy.period_seconds,
+            now,
+            direction,
+            counting,
+        );
         out.overflowed |= of;
         let proposed = match (policy.type_, up) {
             (PolicyType::Pods, true) => start.saturating_add(policy.value),
             (PolicyType::Pods, false) => start.saturating_sub(policy.value),
-            (PolicyType::Percent, up) => arith::percent_change(mode, start, policy.value, up),
+            (PolicyType::Percent, up) => {
+                arith::percent_change(counting.mode, start, policy.value, up)
+            }
         };
         let better = if take_min {
             proposed < out.limit
@@ -354,8 +402,8 @@ fn policy_limit<const R: usize, const E: usize>(
     out
 }
 
-/// `calculateScaleUpLimitWithScalingRules` (docs/spec/normalization.md#scale-up-limit); also says
-/// whether folded events were counted.
+/// `calculateScaleUpLimitWithScalingRules` (docs/spec/normalization.md#scale-up-limit) of the newest
+/// release; also says whether folded events were counted.
 pub fn scale_up_limit<const R: usize, const E: usize>(
     history: &History<R, E>,
     rules: &ResolvedRules<'_>,
@@ -363,11 +411,12 @@ pub fn scale_up_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    let l = policy_limit(history, rules, current, now, mode, true);
+    let l = policy_limit(history, rules, current, now, Counting::newest(mode), true);
     (l.limit, l.overflowed)
 }
 
-/// `calculateScaleDownLimitWithBehaviors` (docs/spec/normalization.md#scale-down-limit).
+/// `calculateScaleDownLimitWithBehaviors` (docs/spec/normalization.md#scale-down-limit) of the
+/// newest release.
 pub fn scale_down_limit<const R: usize, const E: usize>(
     history: &History<R, E>,
     rules: &ResolvedRules<'_>,
@@ -375,7 +424,7 @@ pub fn scale_down_limit<const R: usize, const E: usize>(
     now: Instant,
     mode: Arithmetic,
 ) -> (i32, bool) {
-    let l = policy_limit(history, rules, current, now, mode, false);
+    let l = policy_limit(history, rules, current, now, Counting::newest(mode), false);
     (l.limit, l.overflowed)
 }
 

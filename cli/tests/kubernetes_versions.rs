@@ -239,41 +239,18 @@ fn every_verdict_names_the_cluster() {
 fn replay_follows_the_release_gates() {
     // Ratio 0.92 with the default 0.1 tolerance holds 20 replicas; a 0.05 scale-down
     // tolerance, honoured from 1.35 (or with the gate), scales down to 19.
-    let trace = r#"{
-  "hpa": { "metadata": { "name": "w" },
-           "spec": { "maxReplicas": 20,
-                     "metrics": [ { "type": "Resource", "resource": { "name": "cpu",
-                       "target": { "type": "Utilization", "averageUtilization": 50 } } } ],
-                     "behavior": { "scaleDown": { "stabilizationWindowSeconds": 0,
-                                                  "tolerance": "0.05" } } } },
-  "steps": [ { "at": 0, "replicas": 20, "pods": PODS, "metrics": [ { "samples": SAMPLES } ] } ]
-}"#;
-    let pods: Vec<String> = (0..20)
-        .map(|i| {
-            format!(
-                r#"{{"name": "p{i}", "ready": "True", "readyTransitionTime": -600000,
-                "startTime": -900000,
-                "containers": [{{"name": "app", "requests": {{"cpu": "1"}}}}]}}"#
-            )
-        })
-        .collect();
-    let samples: Vec<String> = (0..20)
-        .map(|i| format!(r#""p{i}": {{"value": "460m"}}"#))
-        .collect();
-    let text = trace
-        .replace("PODS", &format!("[{}]", pods.join(", ")))
-        .replace("SAMPLES", &format!("{{{}}}", samples.join(", ")));
+    let text = one_step_trace(
+        r#"{ "maxReplicas": 20,
+             "metrics": [ { "type": "Resource", "resource": { "name": "cpu",
+               "target": { "type": "Utilization", "averageUtilization": 50 } } } ],
+             "behavior": { "scaleDown": { "stabilizationWindowSeconds": 0,
+                                          "tolerance": "0.05" } } }"#,
+        20,
+        "460m",
+    );
     let path = file("replay", "trace.json", &text);
     let path = path.to_str().expect("UTF-8 path");
-    let desired = |flags: &[&str]| {
-        let mut args = vec!["replay", path];
-        args.extend_from_slice(flags);
-        let out = hpa(&args);
-        assert!(out.status.success(), "{}", utf8(&out.stderr));
-        let line = utf8(&out.stdout);
-        let at = line.find("\"desiredReplicas\":").expect("desiredReplicas") + 18;
-        line[at..].split(',').next().expect("a value").to_owned()
-    };
+    let desired = |flags: &[&str]| first_desired(path, flags);
     assert_eq!(desired(&[]), "19");
     assert_eq!(desired(&["--kubernetes-version", "1.35"]), "19");
     assert_eq!(desired(&["--kubernetes-version", "1.34"]), "20");
@@ -303,6 +280,84 @@ fn replay_follows_the_release_gates() {
         "hpa replay: controller.scaleToZero: the trace records scaleToZero: true, \
          --feature-gates sets HPAScaleToZero=false\n"
     );
+}
+
+/// A trace of one step: an HPA named `w` with `spec` (JSON), `n` ready pods requesting 1 CPU
+/// in their container `app` (ready for ten minutes), each with a sample of `value`.
+fn one_step_trace(spec: &str, n: usize, value: &str) -> String {
+    let pods: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name": "p{i}", "ready": "True", "readyTransitionTime": -600000,
+                "startTime": -900000,
+                "containers": [{{"name": "app", "requests": {{"cpu": "1"}}}}]}}"#
+            )
+        })
+        .collect();
+    let samples: Vec<String> = (0..n)
+        .map(|i| format!(r#""p{i}": {{"value": "{value}"}}"#))
+        .collect();
+    format!(
+        r#"{{"hpa": {{"metadata": {{"name": "w"}}, "spec": {spec}}},
+  "steps": [{{"at": 0, "replicas": {n}, "pods": [{}],
+              "metrics": [{{"samples": {{{}}}}}]}}]}}"#,
+        pods.join(", "),
+        samples.join(", ")
+    )
+}
+
+/// `hpa replay`'s standard output for `path` with `flags`, which it must accept.
+fn replayed(path: &str, flags: &[&str]) -> String {
+    let mut args = vec!["replay", path];
+    args.extend_from_slice(flags);
+    let out = hpa(&args);
+    assert!(out.status.success(), "{}", utf8(&out.stderr));
+    utf8(&out.stdout)
+}
+
+/// The first step's `desiredReplicas` of `hpa replay`.
+fn first_desired(path: &str, flags: &[&str]) -> String {
+    let out = replayed(path, flags);
+    let at = out.find("\"desiredReplicas\":").expect("desiredReplicas") + 18;
+    out[at..].split(',').next().expect("a value").to_owned()
+}
+
+#[test]
+fn replay_decides_as_the_release_controller() {
+    // The bundled trace's pod web-3 reports no `app` container at 15 s: a missing pod for the
+    // newest controller, a failed metric before it (docs/spec/releases.md#missing-container).
+    let trace = repo().join("examples/traces/container-missing.json");
+    let trace = trace.to_str().expect("UTF-8 path");
+    let second = |flags: &[&str]| replayed(trace, flags).lines().nth(1).map(str::to_owned);
+    let newest = second(&[]).expect("a second step");
+    let old = second(&["--kubernetes-version", "1.30"]).expect("a second step");
+    assert!(
+        newest.contains("\"ScalingActive\":[\"True\",\"ValidMetricFound\"]"),
+        "{newest}"
+    );
+    assert!(old.contains("\"ScalingActive\":[\"False\",\"FailedGetContainerResourceMetric\"]"));
+    assert!(old.contains(
+        "failed to get container metrics: container app not present in metrics for pod web-3"
+    ));
+    assert_eq!(second(&["--kubernetes-version", "1.37"]), Some(newest));
+
+    // Ten pods at exactly 110 % of a 100 % target: before 1.33 |1 - 1.1| > 0.1 in float64 and
+    // the controller scales to ceil(1.1 x 10) = 11; from 1.33 the band holds 10
+    // (docs/spec/releases.md#tolerance-test).
+    let text = one_step_trace(
+        r#"{ "maxReplicas": 20,
+             "metrics": [ { "type": "Resource", "resource": { "name": "cpu",
+               "target": { "type": "Utilization", "averageUtilization": 100 } } } ] }"#,
+        10,
+        "1100m",
+    );
+    let path = file("release-controller", "trace.json", &text);
+    let path = path.to_str().expect("UTF-8 path");
+    let desired = |flags: &[&str]| first_desired(path, flags);
+    assert_eq!(desired(&[]), "10");
+    assert_eq!(desired(&["--kubernetes-version", "1.33"]), "10");
+    assert_eq!(desired(&["--kubernetes-version", "1.32"]), "11");
+    assert_eq!(desired(&["--kubernetes-version", "1.30"]), "11");
 }
 
 #[test]

@@ -643,6 +643,7 @@ fn setting_fault(rule: &'static str, field: &'static str) -> Fault {
 }
 
 /// Converts controller settings.
+#[allow(clippy::needless_update)] // needless only without the core's optional fields
 pub(crate) fn settings(s: &hpa_settings) -> Result<Settings, Fault> {
     if s.explicit_zeros & !SETTING_BITS != 0 {
         return Err(Fault::new(
@@ -739,6 +740,9 @@ pub(crate) fn settings(s: &hpa_settings) -> Result<Settings, Fault> {
             .unwrap_or(default.arithmetic),
         legacy_scale_up_factor,
         legacy_scale_up_minimum,
+        // The core's optional fields (`older-controllers`, enabled in a workspace build by the
+        // CLI): the C API does not set them.
+        ..default
     })
 }
 

@@ -169,6 +169,12 @@ impl F64 {
         F64(self.0 ^ SIGN)
     }
 
+    /// `|self|` (clears the sign bit, like Go's `math.Abs`).
+    #[must_use]
+    pub const fn abs(self) -> F64 {
+        F64(self.0 & !SIGN)
+    }
+
     /// The magnitude of a finite value as `mant × 2^exp`, `mant` normalised to
     /// `[2^52, 2^53)` (subnormals too), or `0` for a zero (whose `exp` is then below every
     /// nonzero value's).

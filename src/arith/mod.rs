@@ -109,6 +109,18 @@ impl Ratio {
         }
     }
 
+    /// `|1 - ratio| <= t`, the test before Kubernetes 1.33 (docs/spec/releases.md#tolerance-test):
+    /// in float64 it differs from [`Ratio::within`] with `t` both ways where `1 - ratio`
+    /// rounds; in exact arithmetic it is the same band.
+    #[cfg(feature = "older-controllers")]
+    pub(crate) fn within_distance(self, t: &Tolerance) -> bool {
+        match self {
+            Ratio::Float(r) => F64::ONE.sub(r).abs().le(t.binary64()),
+            #[cfg(feature = "exact")]
+            Ratio::Exact { .. } => self.within(&Tolerances { down: *t, up: *t }),
+        }
+    }
+
     /// `int32(ceil(ratio * float64(count)))`, saturating (NaN gives 0).
     pub(crate) fn ceil_times(self, count: i64) -> i32 {
         match self {

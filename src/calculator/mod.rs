@@ -48,6 +48,15 @@ pub enum CalcError<'a> {
     Request(RequestError<'a>),
     /// Counting ready pods for an Object/External value target found no pod.
     ReadyPodsNoPods,
+    /// A sample has no usage of the ContainerResource metric's container: an error of the
+    /// releases before the newest (docs/spec/releases.md#missing-container).
+    #[cfg(feature = "older-controllers")]
+    ContainerNotInMetrics {
+        /// The metric's container.
+        container: &'a str,
+        /// The pod of the sample; `None` for a sample of a pod that is not listed.
+        pod: Option<&'a str>,
+    },
     /// The caller passed samples that do not line up with the pod list.
     SampleCountMismatch {
         /// Number of pods.

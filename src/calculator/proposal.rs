@@ -25,10 +25,12 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
     // Filled in place (a returned pass would be copied out of a `Result`); zeroed first,
     // which is smaller on a Cortex-M0.
     let mut pass = PodPass::default();
+    #[cfg(feature = "older-controllers")]
+    older::container_in_every_sample(ctx, samples, container)?;
     // A missing pod is filled in below target with `fill`: utilization, its request ×
     // max(target, 100 %); an average, the target itself.
     let (requests, fill) = match (target, resource) {
-        (PodTarget::Utilization(percent), Some(r)) => (Some(r), i64::from(percent.max(100))),
+        (PodTarget::Utilization(percent), Some(r)) => (Some(r), missing_fill_percent(ctx, percent)),
         (PodTarget::Utilization(_), None) => (None, 0),
         (PodTarget::Average(milli), _) => (None, milli),
     };
@@ -112,7 +114,7 @@ fn proposal(
     count: i64,
     second: bool,
 ) -> (i32, bool) {
-    if new_ratio.within(&ctx.tolerances) {
+    if within(ctx, *new_ratio) {
         return (ctx.current, true);
     }
     let new_side = new_ratio.cmp_one();
@@ -130,6 +132,32 @@ fn proposal(
         return (ctx.current, false);
     }
     (replicas, false)
+}
+
+/// The tolerance test of the release (docs/spec/calculator.md#tolerances): the band of the HPA's
+/// tolerances, or before 1.33 the controller flag's distance from 1
+/// (docs/spec/releases.md#tolerance-test).
+// Always inlined: out of line, its two calls cost 16 bytes more code on a Cortex-M0 without
+// the `exact` feature.
+#[inline(always)]
+fn within(ctx: &CalcContext<'_, '_>, ratio: Ratio) -> bool {
+    #[cfg(feature = "older-controllers")]
+    if ctx.settings.controller.distance_tolerance() {
+        return ratio.within_distance(&ctx.settings.tolerance);
+    }
+    ratio.within(&ctx.tolerances)
+}
+
+/// The percent of its request a missing pod is filled in with below a utilization target:
+/// max(target, 100 %), or 100 % before 1.26 (docs/spec/releases.md#missing-pod-fill).
+fn missing_fill_percent(ctx: &CalcContext<'_, '_>, target_percent: i32) -> i64 {
+    #[cfg(feature = "older-controllers")]
+    if ctx.settings.controller.missing_pods_at_request() {
+        return 100;
+    }
+    // Without `older-controllers` the release is not read.
+    let _ = ctx;
+    i64::from(target_percent.max(100))
 }
 
 /// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
@@ -209,7 +237,7 @@ pub(crate) fn usage_metric<'a>(
     } else {
         (ratio, ctx.current)
     };
-    let within_tolerance = (per_pod || ctx.current != 0) && tested.within(&ctx.tolerances);
+    let within_tolerance = (per_pod || ctx.current != 0) && within(ctx, tested);
     let replicas = if within_tolerance {
         held
     } else if per_pod || ctx.current == 0 {
@@ -233,4 +261,49 @@ pub(crate) fn usage_metric<'a>(
         raw_milli,
         within_tolerance,
     })
+}
+
+/// The rules of older releases' metrics client (docs/spec/releases.md).
+#[cfg(feature = "older-controllers")]
+mod older {
+    use super::super::{sample_value, CalcContext, CalcError};
+    use crate::input::PodSamples;
+
+    /// Before the newest release, the metrics client fails a ContainerResource metric when a
+    /// sample has no usage of the named container (docs/spec/releases.md#missing-container):
+    /// the first such sample in pod order, then the unlisted pods' samples. A container that
+    /// has usage of another resource only is absent from the engine's input, so it counts as
+    /// absent. With samples not lined up with the pods, the pass reports that instead.
+    pub(super) fn container_in_every_sample<'a>(
+        ctx: &CalcContext<'_, 'a>,
+        samples: &PodSamples<'a>,
+        container: Option<&'a str>,
+    ) -> Result<(), CalcError<'a>> {
+        let Some(name) = container else {
+            return Ok(());
+        };
+        if !ctx.settings.controller.missing_container_fails()
+            || samples.per_pod.len() != ctx.obs.pods.len()
+        {
+            return Ok(());
+        }
+        let listed = ctx.obs.pods.iter().zip(samples.per_pod.iter());
+        let first_listed = listed
+            .filter_map(|(pod, slot)| slot.as_ref().map(|s| (Some(pod.name), s)))
+            .find(|(_, s)| sample_value(s, container).is_none());
+        let first = first_listed.or_else(|| {
+            samples
+                .orphans
+                .iter()
+                .map(|s| (None, s))
+                .find(|(_, s)| sample_value(s, container).is_none())
+        });
+        match first {
+            Some((pod, _)) => Err(CalcError::ContainerNotInMetrics {
+                container: name,
+                pod,
+            }),
+            None => Ok(()),
+        }
+    }
 }

@@ -78,11 +78,33 @@ impl fmt::Display for CalcText<'_, '_> {
             CalcError::ReadyPodsNoPods => f.write_str(
                 "unable to calculate ready pods: no pods returned by selector while calculating replica count",
             ),
+            #[cfg(feature = "older-controllers")]
+            CalcError::ContainerNotInMetrics { container, pod } => {
+                let missing = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+                    write!(f, "failed to get container metrics: container {container} not present in metrics for ")?;
+                    match pod {
+                        Some(pod) => write!(f, "pod {pod}"),
+                        None => f.write_str("an unlisted pod"),
+                    }
+                };
+                fetch_failed(f, &Fmt(missing))
+            }
             CalcError::SampleCountMismatch { pods, samples } => write!(
                 f,
                 "per-pod samples do not line up with the pod list ({samples} sample slots for {pods} pods)"
             ),
         }
+    }
+}
+
+/// A closure's text, for [`CalcText`]'s wrapping.
+#[cfg(feature = "older-controllers")]
+struct Fmt<F>(F);
+
+#[cfg(feature = "older-controllers")]
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Fmt<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
     }
 }
 

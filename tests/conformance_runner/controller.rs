@@ -30,6 +30,7 @@ fn reason(s: &str) -> R<Reason> {
         .ok_or_else(|| format!("condition reason {s:?} unknown to the engine"))
 }
 
+#[allow(clippy::needless_update)] // needless only without the core's optional features
 pub fn run_controller(c: &'static Value) -> R<Outcome> {
     let i = get(c, "inputs")?;
     let Some(hpa_v) = i.get("hpa") else {
@@ -120,6 +121,8 @@ pub fn run_controller(c: &'static Value) -> R<Outcome> {
         arithmetic: Arithmetic::Kubernetes,
         legacy_scale_up_factor: whole(ctl, "scale_up_limit_factor")?,
         legacy_scale_up_minimum: whole(ctl, "scale_up_limit_minimum")?,
+        // The fields of optional features (`older-controllers`): the newest controller.
+        ..Settings::DEFAULT
     };
 
     // The HPA.

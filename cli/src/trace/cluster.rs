@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use hpa::settings::Settings;
+use hpa::settings::{ControllerRelease, Settings};
 
 use super::raw::RawSpec;
 use super::versions::ApiVersion;
@@ -241,11 +241,13 @@ impl Cluster {
         }
     }
 
-    /// `base` with this cluster's gates: HPAScaleToZero and HPAConfigurableTolerance.
+    /// `base` with this cluster's gates (HPAScaleToZero and HPAConfigurableTolerance) and its
+    /// release's controller (docs/spec/releases.md).
     pub fn settings(&self, base: Settings) -> Settings {
         Settings {
             scale_to_zero: self.enabled(Gate::HpaScaleToZero),
             configurable_tolerance: self.enabled(Gate::HpaConfigurableTolerance),
+            controller: ControllerRelease::kubernetes(self.minor),
             ..base
         }
     }
@@ -487,6 +489,9 @@ mod tests {
         assert_eq!(Cluster::new(None, None).unwrap(), Cluster::NEWEST);
         let newest = Cluster::NEWEST;
         assert_eq!(newest.settings(Settings::DEFAULT), Settings::DEFAULT);
+        let controller = |v: &str| at(v).settings(Settings::DEFAULT).controller;
+        assert_eq!(controller("1.30"), ControllerRelease::kubernetes(30));
+        assert_eq!(controller("1.37"), ControllerRelease::NEWEST);
         assert!(!at("1.36").enabled(Gate::HpaScaleToZero));
         assert!(at("v1.37").enabled(Gate::HpaScaleToZero));
         assert!(!at("1.32").enabled(Gate::HpaConfigurableTolerance));
