@@ -179,11 +179,11 @@ pub(crate) fn normalize<const R: usize, const E: usize>(
         None => {
             // int32(max(factor * float64(current), minimum)): exact for integer factors, and
             // in 64 bits (a product of two i32 cannot overflow an i64).
-            let scale_up_limit = arith::clamp_i32(i128::from(
+            let scale_up_limit = arith::clamp_i64_to_i32(
                 i64::from(settings.legacy_scale_up_factor)
                     .wrapping_mul(i64::from(b.current))
                     .max(i64::from(settings.legacy_scale_up_minimum)),
-            ));
+            );
             // The legacy path limits scale-up only, whatever the direction.
             Some(RateLimit {
                 scale_up: true,

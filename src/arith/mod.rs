@@ -436,7 +436,14 @@ fn from_limbs([l0, l1, l2, l3]: [u32; 4]) -> u128 {
 }
 
 /// Saturating conversion to i32.
+#[cfg(test)]
 pub(crate) fn clamp_i32(v: i128) -> i32 {
+    i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
+}
+
+/// Saturating conversion of an `i64` to i32, out of line: one copy for its callers.
+#[inline(never)]
+pub(crate) fn clamp_i64_to_i32(v: i64) -> i32 {
     i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
 }
 

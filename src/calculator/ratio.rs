@@ -70,7 +70,7 @@ fn percent_ratio(values: i64, requests: i64) -> i32 {
         }
     };
     let percent = crate::arith::signed((values < 0) != (requests < 0), u128::from(magnitude));
-    i32::try_from(percent).unwrap_or(if percent < 0 { i32::MIN } else { i32::MAX })
+    arith::clamp_i64_to_i32(percent)
 }
 
 #[cfg(test)]
