@@ -186,9 +186,6 @@ pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
 /// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
 /// (`per_pod`, docs/spec/calculator.md#object-average-value,
 /// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
-// Out of line: inlined into its one call, 40 bytes more code on a Cortex-M0 without the
-// `exact` feature (60 less with it).
-#[inline(never)]
 pub(crate) fn usage_metric<'a>(
     ctx: &CalcContext<'_, 'a>,
     values: Result<i64, &[i64]>,
