@@ -406,7 +406,7 @@ fn starts_with(a: &str, prefix: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::input::ReadyCondition;
 
@@ -417,7 +417,8 @@ mod tests {
         }
     }
 
-    fn pod<'a>(
+    /// A Running pod, Ready, started at 0.
+    pub(crate) fn pod<'a>(
         containers: &'a [Container<'a>],
         requests: Option<&'a [ResourceRequest<'a>]>,
     ) -> Pod<'a> {

@@ -341,7 +341,6 @@ mod tests {
     /// of `i64`.
     #[test]
     fn a_plain_run_ends_where_the_pass_must_look() {
-        use crate::input::{ConditionStatus, ReadyCondition};
         use crate::pods::Readiness;
         use crate::time::{Duration, Instant};
         let cpu = [ResourceRequest {
@@ -360,18 +359,8 @@ mod tests {
                 requests: &cpu,
             }],
         );
-        let pod = Pod {
-            name: "p",
-            phase: PodPhase::Running,
-            ready: Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(-3_600_000)),
-            }),
-            start_time: Some(Instant(-3_700_000)),
-            deleted: false,
-            containers: &app,
-            requests: None,
-        };
+        // Started at 0, an hour before now.
+        let pod = crate::pods::tests::pod(&app, None);
         let sample = |milli| {
             Some(Sample {
                 milli,
@@ -385,7 +374,7 @@ mod tests {
                 cpu,
                 cpu_initialization_period: Duration::from_secs(300),
                 initial_readiness_delay: Duration::from_secs(30),
-                now: Instant(0),
+                now: Instant(3_600_000),
             })
         };
         let (plain, cpu_rule) = (grouping(false), grouping(true));
@@ -417,7 +406,7 @@ mod tests {
             ),
             (
                 Pod {
-                    start_time: Some(Instant(-1_000)),
+                    start_time: Some(Instant(3_599_000)),
                     ..pod
                 },
                 sample(7),
