@@ -335,20 +335,7 @@ fn raise(peak: &mut i128, v: i128) {
 fn nano_to_milli(nano: i128) -> i64 {
     let (q, r) = crate::arith::div_small(nano.unsigned_abs(), 1_000_000);
     // The quotient is below 2^108: adding 1 cannot overflow.
-    signed(nano < 0, q.wrapping_add(u128::from(r != 0)))
-}
-
-/// `±magnitude` clamped to `i64`: one copy of the code (40 bytes less on a Cortex-M0) for the
-/// results computed on magnitudes (of up to 128 bits, so that callers need not saturate them
-/// first).
-#[inline(never)]
-pub(crate) fn signed(negative: bool, magnitude: u128) -> i64 {
-    // 2^63 is i64::MIN's magnitude, and `i64::MIN as u64`.
-    if negative {
-        (magnitude.min(1 << 63) as i64).wrapping_neg()
-    } else {
-        magnitude.min(i64::MAX as u128) as i64
-    }
+    crate::arith::signed(nano < 0, q.wrapping_add(u128::from(r != 0)))
 }
 
 /// `calculatePodRequestsFromContainers`: regular containers then sidecars, each counted
@@ -419,7 +406,7 @@ fn starts_with(a: &str, prefix: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::input::ReadyCondition;
 
@@ -430,7 +417,8 @@ mod tests {
         }
     }
 
-    fn pod<'a>(
+    /// A Running pod, Ready, started at 0.
+    pub(crate) fn pod<'a>(
         containers: &'a [Container<'a>],
         requests: Option<&'a [ResourceRequest<'a>]>,
     ) -> Pod<'a> {

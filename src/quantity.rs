@@ -313,13 +313,7 @@ impl Quantity {
     /// `Quantity.ScaledValue(scale)`: `value / 10^scale` rounded away from zero, saturating
     /// at the `i64` range. `scaled_value(-3)` is [`Quantity::milli_value`].
     pub fn scaled_value(&self, scale: i32) -> i64 {
-        let magnitude = self.scaled_magnitude(scale);
-        // Clamped to the range of the sign (2^63 negates to i64::MIN).
-        if self.mantissa < 0 {
-            (magnitude.min(1 << 63) as i64).wrapping_neg()
-        } else {
-            magnitude.min(i64::MAX as u128) as i64
-        }
+        crate::arith::signed(self.mantissa < 0, self.scaled_magnitude(scale))
     }
 
     /// The value in nano units, `value × 10^9` (exact: parsed quantities are rounded to nano),

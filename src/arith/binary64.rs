@@ -562,8 +562,7 @@ impl F64 {
 
     /// [`F64::to_i32_rounded`] in `i32`, saturating.
     pub(crate) fn to_i32_rounded(self, up: bool) -> i32 {
-        let v = self.to_i64_rounded(up);
-        i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
+        super::clamp_i64_to_i32(self.to_i64_rounded(up))
     }
 
     /// `int64(math.Ceil(self))` when `up`, else `int64(self)`: saturating, NaN gives `0`.

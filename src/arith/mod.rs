@@ -295,6 +295,20 @@ impl Sum {
     }
 }
 
+/// `±magnitude` clamped to `i64`: one copy of the code (40 bytes less on a Cortex-M0 than one
+/// per caller) for the results computed on magnitudes (of up to 128 bits, so that callers need
+/// not saturate them first): quantities' scaled values, milli-units of nano-unit requests,
+/// percentages.
+#[inline(never)]
+pub(crate) fn signed(negative: bool, magnitude: u128) -> i64 {
+    // 2^63 is i64::MIN's magnitude, and `i64::MIN as u64`.
+    if negative {
+        (magnitude.min(1 << 63) as i64).wrapping_neg()
+    } else {
+        magnitude.min(i64::MAX as u128) as i64
+    }
+}
+
 /// [`Sum::clamped`] out of line: one copy for the pod pass's sums and a pod's container
 /// requests (24 bytes less code on a Cortex-M0).
 #[inline(never)]
@@ -434,7 +448,14 @@ fn from_limbs([l0, l1, l2, l3]: [u32; 4]) -> u128 {
 }
 
 /// Saturating conversion to i32.
+#[cfg(test)]
 pub(crate) fn clamp_i32(v: i128) -> i32 {
+    i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
+}
+
+/// Saturating conversion of an `i64` to i32, out of line: one copy for its callers.
+#[inline(never)]
+pub(crate) fn clamp_i64_to_i32(v: i64) -> i32 {
     i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX })
 }
 

@@ -19,8 +19,6 @@ pub(super) struct Fast<'a> {
     /// Σ of ready pods' values and requests (fewer than 2^63 terms below 2^63 in magnitude:
     /// they cannot overflow).
     sums: (i128, i128),
-    /// The pods the pass has taken so far.
-    taken: usize,
 }
 
 impl<'a> Form<'a> for Fast<'a> {
@@ -31,7 +29,6 @@ impl<'a> Form<'a> for Fast<'a> {
         requests: Option<&str>,
         readiness: &Grouping,
     ) -> usize {
-        let mut n = 0;
         // Pods read with their own sample value only. Without a cached request, counted
         // requests leave the run at once.
         if container.is_none() {
@@ -40,17 +37,10 @@ impl<'a> Form<'a> for Fast<'a> {
                 None => Some(None),
             };
             if let Some(key) = key {
-                let rest = (
-                    pods.get(self.taken..).unwrap_or_default(),
-                    slots.get(self.taken..).unwrap_or_default(),
-                );
-                n = ready_run(rest, key, readiness, &mut self.sums);
-                self.taken = self.taken.wrapping_add(n);
+                return ready_run((pods, slots), key, readiness, &mut self.sums);
             }
         }
-        // And the pod the pass takes next.
-        self.taken = self.taken.wrapping_add(1);
-        n
+        0
     }
 
     fn request(

@@ -41,7 +41,7 @@ pub(super) fn measure(
 pub(super) fn percent_of(value: i64, percent: i64) -> i64 {
     let (hi, lo) = arith::mul_wide(value.unsigned_abs(), percent.unsigned_abs());
     let (q, _) = arith::div_small(u128::from(hi) << 64 | u128::from(lo), 100);
-    crate::pods::signed(value < 0, q)
+    crate::arith::signed(value < 0, q)
 }
 
 /// A count as an `i64` (saturating; exact on 32-bit targets).
@@ -69,8 +69,8 @@ fn percent_ratio(values: i64, requests: i64) -> i32 {
             u64::MAX
         }
     };
-    let percent = crate::pods::signed((values < 0) != (requests < 0), u128::from(magnitude));
-    i32::try_from(percent).unwrap_or(if percent < 0 { i32::MIN } else { i32::MAX })
+    let percent = crate::arith::signed((values < 0) != (requests < 0), u128::from(magnitude));
+    arith::clamp_i64_to_i32(percent)
 }
 
 #[cfg(test)]

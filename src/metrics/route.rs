@@ -39,58 +39,80 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
 /// [`route`], and whether the metric's label selector cannot be converted (never for
 /// resource metrics): one match on the source type for both.
 pub(super) fn route_and_selector<'a>(spec: &MetricSpec<'a>) -> Option<(Route<'a>, bool)> {
-    let pods = |resource, container, target| Route::Pods {
-        resource,
-        container,
-        target,
-    };
-    let usage = |external, per_pod, target| Route::Usage {
-        external,
-        per_pod,
-        target,
-    };
-    let resource_target = |t: &crate::spec::MetricTarget| match milli(t.average_value) {
-        Some(target) => Some(PodTarget::Average(target)),
-        None => t.average_utilization.map(PodTarget::Utilization),
-    };
-    match spec.type_ {
-        Some(MetricSourceType::Resource) => spec
-            .resource
-            .as_ref()
-            .and_then(|r| Some((pods(Some(r.name), None, resource_target(&r.target)?), false))),
-        Some(MetricSourceType::ContainerResource) => {
-            spec.container_resource.as_ref().and_then(|r| {
-                Some((
-                    pods(Some(r.name), Some(r.container), resource_target(&r.target)?),
-                    false,
-                ))
-            })
+    // The source's target, its resource and container names (resource metrics) or whether
+    // it is External (Object and External metrics), and its selector's state: one read of the
+    // target below for every source (a read per source cost 36 bytes more code on a Cortex-M0).
+    let (target, source, selector_invalid) = match spec.type_ {
+        Some(MetricSourceType::Resource) => {
+            let r = spec.resource.as_ref()?;
+            (&r.target, Source::Resource(r.name, None), false)
         }
-        Some(MetricSourceType::Pods) => spec.pods.as_ref().and_then(|p| {
-            let target = milli(p.target.average_value)?;
-            Some((
-                pods(None, None, PodTarget::Average(target)),
-                p.metric.selector_invalid,
-            ))
-        }),
-        // Only the target field that is used is read.
-        Some(MetricSourceType::Object) => spec.object.as_ref().and_then(|o| {
-            let route = match o.target.type_ {
-                Some(MetricTargetType::Value) => usage(false, false, milli(o.target.value)?),
-                Some(MetricTargetType::AverageValue) => {
-                    usage(false, true, milli(o.target.average_value)?)
-                }
-                _ => return None,
+        Some(MetricSourceType::ContainerResource) => {
+            let r = spec.container_resource.as_ref()?;
+            (
+                &r.target,
+                Source::Resource(r.name, Some(r.container)),
+                false,
+            )
+        }
+        Some(MetricSourceType::Pods) => {
+            let p = spec.pods.as_ref()?;
+            (&p.target, Source::Pods, p.metric.selector_invalid)
+        }
+        Some(MetricSourceType::Object) => {
+            let o = spec.object.as_ref()?;
+            (&o.target, Source::Usage(false), o.metric.selector_invalid)
+        }
+        Some(MetricSourceType::External) => {
+            let e = spec.external.as_ref()?;
+            (&e.target, Source::Usage(true), e.metric.selector_invalid)
+        }
+        None => return None,
+    };
+    let average = milli(target.average_value);
+    let route = match source {
+        Source::Resource(name, container) => Route::Pods {
+            resource: Some(name),
+            container,
+            target: match average {
+                Some(target) => PodTarget::Average(target),
+                None => PodTarget::Utilization(target.average_utilization?),
+            },
+        },
+        Source::Pods => Route::Pods {
+            resource: None,
+            container: None,
+            target: PodTarget::Average(average?),
+        },
+        // Only the target field that is used is read: an Object metric's by its target
+        // type, an External metric's average value when set.
+        Source::Usage(external) => {
+            let per_pod = match (external, target.type_) {
+                (true, _) => average.is_some(),
+                (false, Some(MetricTargetType::Value)) => false,
+                (false, Some(MetricTargetType::AverageValue)) => true,
+                (false, _) => return None,
             };
-            Some((route, o.metric.selector_invalid))
-        }),
-        Some(MetricSourceType::External) => spec.external.as_ref().and_then(|e| {
-            let route = match milli(e.target.average_value) {
-                Some(target) => usage(true, true, target),
-                None => usage(true, false, milli(e.target.value)?),
-            };
-            Some((route, e.metric.selector_invalid))
-        }),
-        None => None,
-    }
+            Route::Usage {
+                external,
+                per_pod,
+                target: if per_pod {
+                    average?
+                } else {
+                    milli(target.value)?
+                },
+            }
+        }
+    };
+    Some((route, selector_invalid))
+}
+
+/// The kind of a metric's source, as far as [`route_and_selector`] tells them apart.
+enum Source<'a> {
+    /// Resource (no container) and ContainerResource metrics: the resource and container.
+    Resource(&'a str, Option<&'a str>),
+    /// Pods metrics.
+    Pods,
+    /// Object (`false`) and External (`true`) metrics.
+    Usage(bool),
 }
