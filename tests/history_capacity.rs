@@ -153,16 +153,35 @@ const SEEDS: [u64; 4] = [
     0x0123_4567_89AB_CDEF,
 ];
 
+/// The random runs' seeds: under Miri, which interprets each evaluation thousands of times
+/// slower, the first one only.
+fn seeds() -> &'static [u64] {
+    if cfg!(miri) {
+        &SEEDS[..1]
+    } else {
+        &SEEDS
+    }
+}
+
+/// A random run's steps: a twentieth under Miri.
+fn steps(full: usize) -> usize {
+    if cfg!(miri) {
+        full / 20
+    } else {
+        full
+    }
+}
+
 #[test]
 fn small_rings_with_behavior_equal_upstream_or_hold_back() {
     let settings = Settings::DEFAULT;
     for (name, behavior) in behaviors() {
         let mut total = Stats::default();
-        for seed in SEEDS {
+        for &seed in seeds() {
             for stats in [
-                drive::<20, 10>(Some(behavior), &settings, seed, 300),
-                drive::<8, 5>(Some(behavior), &settings, seed ^ 0xA5A5, 200),
-                drive::<60, 30>(Some(behavior), &settings, seed ^ 0x5A5A, 200),
+                drive::<20, 10>(Some(behavior), &settings, seed, steps(300)),
+                drive::<8, 5>(Some(behavior), &settings, seed ^ 0xA5A5, steps(200)),
+                drive::<60, 30>(Some(behavior), &settings, seed ^ 0x5A5A, steps(200)),
             ] {
                 total.steps += stats.steps;
                 total.overflowed += stats.overflowed;
@@ -185,10 +204,10 @@ fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
     // no scale events. 20 bytes of recommendations at 15 s cover about 120 s of the window.
     let settings = Settings::DEFAULT;
     let mut total = Stats::default();
-    for seed in SEEDS {
+    for &seed in seeds() {
         for stats in [
-            drive::<20, 10>(None, &settings, seed, 400),
-            drive::<5, 3>(None, &settings, seed ^ 0x77, 200),
+            drive::<20, 10>(None, &settings, seed, steps(400)),
+            drive::<5, 3>(None, &settings, seed ^ 0x77, steps(200)),
         ] {
             total.steps += stats.steps;
             total.overflowed += stats.overflowed;
@@ -200,8 +219,8 @@ fn small_rings_on_the_legacy_path_equal_upstream_or_hold_back() {
         downscale_stabilization_window: Duration::from_secs(5400),
         ..Settings::DEFAULT
     };
-    for seed in SEEDS {
-        let stats = drive::<40, 10>(None, &long, seed, 300);
+    for &seed in seeds() {
+        let stats = drive::<40, 10>(None, &long, seed, steps(300));
         total.steps += stats.steps;
         total.overflowed += stats.overflowed;
         total.held_back += stats.held_back;
@@ -219,9 +238,9 @@ fn exact_arithmetic_mode_keeps_the_contract() {
         ..Settings::DEFAULT
     };
     let (_, behavior) = behaviors()[0];
-    for seed in SEEDS {
-        drive::<20, 10>(Some(behavior), &settings, seed, 200);
-        drive::<20, 10>(None, &settings, seed, 200);
+    for &seed in seeds() {
+        drive::<20, 10>(Some(behavior), &settings, seed, steps(200));
+        drive::<20, 10>(None, &settings, seed, steps(200));
     }
 }
 
@@ -282,54 +301,63 @@ fn default_capacity_run<const R: usize, const E: usize>(
 
 /// (c) The default capacities hold a 3600 s window at 15 s: an hour and a half of random
 /// load, both windows at the API maximum, never reports an overflow and equals upstream.
+/// (Under Miri, which interprets each evaluation thousands of times slower, windows of 300 s
+/// and a too-small ring to match: the same run, an eighth as long.)
 #[test]
 fn default_capacities_hold_a_3600_s_window_at_15_s() {
     static P: [ScalingPolicy; 1] = [policy(PolicyType::Percent, 100, 15)];
+    const WINDOW: i32 = if cfg!(miri) { 300 } else { 3600 };
+    const TOO_SMALL: usize = if cfg!(miri) { 50 } else { 400 };
     let behavior = Behavior {
-        scale_up: rules(Some(3600), SelectPolicy::Max, &P),
-        scale_down: rules(Some(3600), SelectPolicy::Max, &P),
+        scale_up: rules(Some(WINDOW), SelectPolicy::Max, &P),
+        scale_down: rules(Some(WINDOW), SelectPolicy::Max, &P),
     };
-    let steps = 3600 / 15 * 3 / 2 + 1;
+    let steps = WINDOW as usize / 15 * 3 / 2 + 1;
     // A noisy triangle: rising for 45 minutes, then falling, so that the oldest entries of
     // the windows are the ones that matter.
     let mid = i64::try_from(steps / 2).unwrap();
-    let (_, too_small) = default_capacity_run::<400, 512>(behavior, steps, |step, rng| {
+    let (_, too_small) = default_capacity_run::<TOO_SMALL, 512>(behavior, steps, |step, rng| {
         let distance = (i64::try_from(step).unwrap() - mid).abs();
         (40_000 * (mid - distance) / mid + rng.range(-3_000, 3_000)).max(0)
     });
     assert!(
         too_small > 0,
-        "400 bytes of recommendations must not suffice, or the run proves nothing"
+        "{TOO_SMALL} bytes of recommendations must not suffice, or the run proves nothing"
     );
 }
 
 /// (c) `DEFAULT_EVENT_BYTES` holds 1800 s of scale events at one per 15 s: a sequence that
-/// rescales at every step for more than 1800 s against 1800 s policy periods.
+/// rescales at every step for more than 1800 s against 1800 s policy periods. (Under Miri,
+/// which interprets each evaluation thousands of times slower, periods of 300 s and a
+/// too-small ring to match: the same run, a sixth as long.)
 #[test]
 fn default_capacities_hold_1800_s_of_scale_events_at_15_s() {
+    const PERIOD: i32 = if cfg!(miri) { 300 } else { 1800 };
+    const TOO_SMALL: usize = if cfg!(miri) { 40 } else { 200 };
     static UP: [ScalingPolicy; 2] = [
-        policy(PolicyType::Pods, 12, 1800),
-        policy(PolicyType::Percent, 20, 1800),
+        policy(PolicyType::Pods, 12, PERIOD),
+        policy(PolicyType::Percent, 20, PERIOD),
     ];
-    static DOWN: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 12, 1800)];
+    static DOWN: [ScalingPolicy; 1] = [policy(PolicyType::Pods, 12, PERIOD)];
     let behavior = Behavior {
         scale_up: rules(Some(0), SelectPolicy::Max, &UP),
         scale_down: rules(Some(0), SelectPolicy::Max, &DOWN),
     };
     // The load alternates between 3 and 30 replicas' worth: every step is a rescale, and the
     // period budgets (which count every event of the last 1800 s) shape each one.
-    let steps = 1800 / 15 * 2;
-    let (rescales, too_small) = default_capacity_run::<1024, 200>(behavior, steps, |step, _| {
-        if step % 2 == 0 {
-            30_000
-        } else {
-            3_000
-        }
-    });
+    let steps = PERIOD as usize / 15 * 2;
+    let (rescales, too_small) =
+        default_capacity_run::<1024, TOO_SMALL>(behavior, steps, |step, _| {
+            if step % 2 == 0 {
+                30_000
+            } else {
+                3_000
+            }
+        });
     assert_eq!(rescales, steps, "the sequence must rescale at every step");
     assert!(
         too_small > 0,
-        "200 bytes of scale events must not suffice, or the run proves nothing"
+        "{TOO_SMALL} bytes of scale events must not suffice, or the run proves nothing"
     );
 }
 
@@ -411,7 +439,15 @@ fn worst_case_windows<const R: usize, const E: usize>(low: i32, high: i32, steps
 /// so changes) of two-byte codes up to `GUARANTEED_REPLICAS`, the default rings reach exactly
 /// the documented worst case, never fold, and every decision equals upstream's; so do rings
 /// of exactly the worst-case size.
+// Not under Miri: the worst case is the hour of retention full, 241 evaluations a run at
+// least, and Miri interprets each (with the reference's) in a fraction of a second: the four
+// runs here and the three below would take half an hour. The folds, the overflows and the
+// default rings run under Miri in the shrunk tests above (docs/testing.md#miri).
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "cannot shrink below the hour of retention: 241 steps a run"
+)]
 fn the_default_capacities_hold_the_worst_case() {
     const _: () = assert!(WORST_RECOMMENDATION_BYTES == 967 && WORST_EVENT_BYTES == 603);
     const _: () = assert!(WORST_RECOMMENDATION_BYTES <= DEFAULT_RECOMMENDATION_BYTES);
@@ -447,6 +483,10 @@ fn the_default_capacities_hold_the_worst_case() {
 /// (three-byte codes) overflow the default rings, which then report the decisions the folded
 /// entries shaped, every one between the current count and upstream's.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "cannot shrink below the hour of retention: 241 steps a run"
+)]
 fn beyond_the_worst_case_the_rings_fold_and_report() {
     let steps = 600;
     let tight = worst_case_loop::<{ WORST_RECOMMENDATION_BYTES - 1 }, { WORST_EVENT_BYTES - 1 }>(
@@ -562,7 +602,9 @@ fn a_folded_spike_expires_after_continuous_overflow() {
     let mut small: Autoscaler<8, 4> = Autoscaler::new();
     let mut reference: Autoscaler<REFERENCE, REFERENCE> = Autoscaler::new();
     let (mut s, mut r) = (10, 10);
-    for i in 0..480 {
+    // Under Miri, which interprets each evaluation thousands of times slower, 20 minutes: the
+    // window and one span more are 9.
+    for i in 0..if cfg!(miri) { 80 } else { 480 } {
         let proposal = if i == 0 { 30 } else { 5 };
         s = step(&mut small, &hpa, i * 15, s, proposal).0;
         r = step(&mut reference, &hpa, i * 15, r, proposal).0;

@@ -775,7 +775,9 @@ mod tests {
     #[test]
     fn wide_helpers_match_native() {
         let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
-        for _ in 0..200_000 {
+        // Miri interprets each operation thousands of times slower.
+        let cases = if cfg!(miri) { 100 } else { 200_000 };
+        for _ in 0..cases {
             let (x, y) = (next(), next());
             let a = (x >> 11) | HIDDEN;
             let b = (y >> 11) | HIDDEN;
@@ -809,13 +811,24 @@ mod tests {
         assert!(F64::NEG_INFINITY.is_infinite());
         assert!(!F64::INFINITY.is_nan());
         assert_eq!(F64::from_bits(0x1234).to_bits(), 0x1234);
-        for (i, bits) in POW10TAB.iter().enumerate() {
+        // Under Miri a conversion of big numbers takes seconds: the first entry of each table
+        // (the short path) and the last (the big numbers').
+        let stride = |len: usize| if cfg!(miri) { len.saturating_sub(1) } else { 1 };
+        for (i, bits) in POW10TAB.iter().enumerate().step_by(stride(POW10TAB.len())) {
             assert_eq!(F64::from_decimal(false, 1, i as i32).to_bits(), *bits);
         }
-        for (i, bits) in POW10POSTAB32.iter().enumerate() {
+        for (i, bits) in POW10POSTAB32
+            .iter()
+            .enumerate()
+            .step_by(stride(POW10POSTAB32.len()))
+        {
             assert_eq!(F64::from_decimal(false, 1, 32 * i as i32).to_bits(), *bits);
         }
-        for (i, bits) in POW10NEGTAB32.iter().enumerate() {
+        for (i, bits) in POW10NEGTAB32
+            .iter()
+            .enumerate()
+            .step_by(stride(POW10NEGTAB32.len()))
+        {
             assert_eq!(F64::from_decimal(false, 1, -32 * i as i32).to_bits(), *bits);
         }
     }
@@ -823,8 +836,12 @@ mod tests {
     /// The tables and the conversion that replaces them on 32-bit targets agree.
     #[test]
     fn literal_pow10_from_tables_or_conversion() {
+        // Under Miri a conversion of big numbers takes seconds: a sample of the exponents, of
+        // the short path and the big numbers', and of each range `go_pow10` treats apart.
+        let stride = if cfg!(miri) { 19 } else { 1 };
+        let wide_stride = if cfg!(miri) { 250 } else { 1 };
         let exponents = (0..32).chain((-10..=9).map(|k| 32 * k));
-        for e in exponents {
+        for e in exponents.step_by(stride) {
             assert_eq!(
                 F64::literal_pow10(e),
                 F64::from_decimal(false, 1, e),
@@ -832,12 +849,17 @@ mod tests {
             );
         }
         // The 32-bit form of the first 32 entries.
-        for e in 0..32 {
+        for e in (0..32).step_by(stride) {
             assert_eq!(F64::small_pow10(e), F64::from_decimal(false, 1, e), "1e{e}");
         }
         // `go_pow10` is Go's `math.Pow10` (the range check, then the tables) for every
         // exponent: here with each table entry converted from its literal.
-        let exponents = (-1000..=1000).chain([i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 31]);
+        let exponents = (-1000..=1000).step_by(wide_stride).chain([
+            i32::MIN,
+            i32::MIN + 1,
+            i32::MAX,
+            i32::MAX - 31,
+        ]);
         for n in exponents {
             let (q, r) = (n.wrapping_div(32), n.wrapping_rem(32));
             let big = F64::from_decimal(false, 1, q.wrapping_mul(32));
@@ -895,7 +917,7 @@ mod tests {
             check(F64(bits));
             check(F64(bits).neg());
         }
-        for _ in 0..200_000 {
+        for _ in 0..if cfg!(miri) { 100 } else { 200_000 } {
             let r = next();
             // Exponents around the integer range, and any.
             let exp = 1023 + (r >> 56) % 70;
@@ -926,7 +948,7 @@ mod tests {
                 _ => F64((r % 8) | (r & SIGN)),
             }
         };
-        for i in 0..300_000 {
+        for i in 0..if cfg!(miri) { 100 } else { 300_000 } {
             let (x, low, high) = (pick(i), pick(i + 1), pick(i + 2));
             for (l, h) in [(low, high), (high, low), (x, high), (low, x)] {
                 assert_eq!(x.between(l, h), x.ge(l) && x.le(h), "{x:?} {l:?} {h:?}");

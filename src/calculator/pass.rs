@@ -474,7 +474,7 @@ mod tests {
         let names = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
         let mut next = crate::arith::test_rng(0x5EED_0F7E_3A11_AE00);
         let (mut reused, mut computed) = (0, 0);
-        for _ in 0..500 {
+        for _ in 0..if cfg!(miri) { 100 } else { 500 } {
             let n = (next() % 8) as usize;
             let pods: Vec<Pod<'_>> = (0..n)
                 .map(|i| {

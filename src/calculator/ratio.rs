@@ -149,7 +149,7 @@ mod tests {
                 pairs.push((a, b));
             }
         }
-        for _ in 0..100_000 {
+        for _ in 0..if cfg!(miri) { 200 } else { 100_000 } {
             pairs.push((next(), next()));
         }
         for (a, b) in pairs {

@@ -186,12 +186,16 @@ fn every_damage_is_refused_and_changes_nothing() {
         assert_eq!(state(&b), fresh, "{err:?}");
         err
     };
-    for bit in 0..good.len() * 8 {
+    // Under Miri, which interprets a restore (and the comparison of the states' texts)
+    // thousands of times slower, every 37th flip and cut: a stride through the header, the
+    // fields and the checksum, on every bit position.
+    let stride = if cfg!(miri) { 37 } else { 1 };
+    for bit in (0..good.len() * 8).step_by(stride) {
         let mut bad = good.clone();
         bad[bit / 8] ^= 1 << (bit % 8);
         refused(&bad);
     }
-    for len in 0..good.len() {
+    for len in (0..good.len()).step_by(stride) {
         refused(&good[..len]);
     }
     let mut longer = good.clone();
