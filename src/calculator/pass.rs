@@ -3,10 +3,10 @@
 //! and sums the ready pods is its [`Form`]: [`Plain`] here, [`super::fast::Fast`] on hosts.
 
 use super::ratio::percent_of;
-use super::{sample_value, CalcContext, CalcError};
+use super::{sample_value, CalcError, Ctx};
 use crate::arith::Sum;
-use crate::input::{Pod, PodSamples, ResourceRequest, Sample};
-use crate::pods::{group, pod_request, Grouping, PodGroup, RequestError};
+use crate::input::{PodSamplesIn, PodSource, PodView, SampleSlot, SampleView};
+use crate::pods::{group, request_of, Grouping, PodGroup, RequestError};
 
 /// Counts and sums of the pass over the pods.
 #[derive(Clone, Copy, Default)]
@@ -35,22 +35,22 @@ pub(super) struct PodPass<'a> {
 
 /// How the pass reads the pods' requests and sums the ready pods. Both forms give the same
 /// pass; [`crate::tuning::FAST_FORMS`] chooses which one an evaluation runs.
-pub(super) trait Form<'a>: Default {
+pub(super) trait Form<'a, S: PodSource<'a>>: Default {
     /// Called before the pass takes each pod: counts a run of pods from there on that the pass
     /// would count as ready into the sums at once, and returns its length (the pass skips
     /// them). `pods` and `slots` are all of the pass's.
     fn ready_run(
         &mut self,
-        pods: (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
+        pods: (&'a [S::Pod], &'a [S::Slot]),
         container: Option<&str>,
         requests: Option<&str>,
         readiness: &Grouping,
     ) -> usize;
 
-    /// `pod`'s request for `resource` ([`pod_request`]).
+    /// `pod`'s request for `resource` ([`crate::pods::pod_request`]).
     fn request(
         &mut self,
-        pod: &'a Pod<'a>,
+        pod: &'a S::Pod,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>>;
@@ -73,18 +73,30 @@ pub(super) trait Form<'a>: Default {
 // zeroing it then linked `__aeabi_memclr8` (158 bytes) beside the `__aeabi_memclr4` programs
 // link anyway.
 #[cfg_attr(not(target_pointer_width = "64"), repr(C, packed(4)))]
-#[derive(Default)]
-pub(super) struct Plain<'a> {
+pub(super) struct Plain<'a, S: PodSource<'a>> {
     values: Sum,
     requests: Sum,
     /// The last pod whose request was computed, and that request.
-    last: Option<(&'a Pod<'a>, i64)>,
+    last: Option<(&'a S::Pod, i64)>,
 }
 
-impl<'a> Form<'a> for Plain<'a> {
+// By hand: a derive would ask `S: Default` of the layout, which is only a name. Each field
+// `Default::default()`, as a derive writes them: `None` and `Sum::default()` spelled out made
+// the pass 40 bytes larger on a Cortex-M0.
+impl<'a, S: PodSource<'a>> Default for Plain<'a, S> {
+    fn default() -> Self {
+        Plain {
+            values: Default::default(),
+            requests: Default::default(),
+            last: Default::default(),
+        }
+    }
+}
+
+impl<'a, S: PodSource<'a>> Form<'a, S> for Plain<'a, S> {
     fn ready_run(
         &mut self,
-        _: (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
+        _: (&'a [S::Pod], &'a [S::Slot]),
         _: Option<&str>,
         _: Option<&str>,
         _: &Grouping,
@@ -94,7 +106,7 @@ impl<'a> Form<'a> for Plain<'a> {
 
     fn request(
         &mut self,
-        pod: &'a Pod<'a>,
+        pod: &'a S::Pod,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>> {
@@ -104,7 +116,7 @@ impl<'a> Form<'a> for Plain<'a> {
             }
         }
         // An error is not kept: the next pod computes its own (it names its pod).
-        let milli = pod_request(pod, container, resource)?;
+        let milli = request_of(pod, container, resource)?;
         self.last = Some((pod, milli));
         Ok(milli)
     }
@@ -121,15 +133,12 @@ impl<'a> Form<'a> for Plain<'a> {
 
 /// `b` has `a`'s container slice and pod-level request slice (the same ones, not equal ones):
 /// everything its request depends on.
-fn same_slices(a: &Pod<'_>, b: &Pod<'_>) -> bool {
-    core::ptr::eq(a.containers, b.containers) && same_pod_level(a.requests, b.requests)
+fn same_slices<'a, P: PodView<'a>>(a: &P, b: &P) -> bool {
+    core::ptr::eq(a.containers(), b.containers()) && same_pod_level(a.requests(), b.requests())
 }
 
 /// The same pod-level request slice (or none on both sides).
-pub(super) fn same_pod_level(
-    a: Option<&[ResourceRequest<'_>]>,
-    b: Option<&[ResourceRequest<'_>]>,
-) -> bool {
+pub(super) fn same_pod_level<R>(a: Option<&[R]>, b: Option<&[R]>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => core::ptr::eq(a, b),
@@ -149,9 +158,9 @@ pub(super) fn same_pod_level(
 // Out of line on hosts (`crate::tuning::FAST_FORMS`), where the code after the pass otherwise
 // made the loop spill registers (about 5 % slower at 1,000 pods).
 #[cfg_attr(target_pointer_width = "64", inline(never))]
-pub(super) fn pod_pass<'a, F: Form<'a>>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
+pub(super) fn pod_pass<'a, S: PodSource<'a>, F: Form<'a, S>>(
+    ctx: &Ctx<'_, 'a, S>,
+    samples: &PodSamplesIn<'a, S>,
     container: Option<&'a str>,
     resource: Option<&'a str>,
     requests: Option<&'a str>,
@@ -168,7 +177,7 @@ pub(super) fn pod_pass<'a, F: Form<'a>>(
     let any = samples
         .per_pod
         .iter()
-        .flatten()
+        .filter_map(SampleSlot::sample)
         .chain(samples.orphans.iter())
         .next()
         .is_some();
@@ -213,9 +222,9 @@ pub(super) fn pod_pass<'a, F: Form<'a>>(
                 }
             },
         };
-        let (sample, value) = match slot {
+        let (sample, value) = match slot.sample() {
             Some(s) => match container {
-                None => (Some(s), s.milli),
+                None => (Some(s), s.milli()),
                 Some(_) => match sample_value(s, container) {
                     Some(v) => (Some(s), v),
                     None => (None, 0),
@@ -270,7 +279,8 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::input::{Container, ContainerKind, PodPhase};
+    use crate::input::{Container, ContainerKind, Native, Pod, PodPhase, ResourceRequest};
+    use crate::pods::pod_request;
     use crate::quantity::Quantity;
 
     /// The plain form's request is [`pod_request`]'s for every pod, over random sequences of
@@ -327,7 +337,7 @@ mod tests {
                 (Some("app"), "cpu"),
                 (Some("side"), "memory"),
             ] {
-                let mut form = Plain::default();
+                let mut form = Plain::<Native>::default();
                 for pod in &pods {
                     let last = form.last;
                     let got = form.request(pod, container, resource);

@@ -6,18 +6,18 @@ use core::cmp::Ordering;
 use super::fast::Fast;
 use super::pass::{pod_pass, Plain, PodPass};
 use super::ratio::{count, measure};
-use super::{CalcContext, CalcError, Calculation, PodTarget};
+use super::{CalcContext, CalcError, Calculation, Ctx, PodTarget};
 use crate::arith::{self, Ratio};
-use crate::input::{ConditionStatus, PodPhase, PodSamples};
+use crate::input::{ConditionStatus, PodPhase, PodSamplesIn, PodSource, PodView};
 
 /// The pod-based calculators: `GetResourceReplicas` (utilization targets,
 /// docs/spec/calculator.md#utilization) and `calcPlainMetricReplicas` (Resource/ContainerResource
 /// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
 /// `None` for Pods metrics. The pass over the pods runs in its fast form when `FAST`: the
 /// evaluation passes [`crate::tuning::FAST_FORMS`], the tests both.
-pub(crate) fn pod_metric<'a, const FAST: bool>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
+pub(crate) fn pod_metric<'a, S: PodSource<'a>, const FAST: bool>(
+    ctx: &Ctx<'_, 'a, S>,
+    samples: &PodSamplesIn<'a, S>,
     resource: Option<&'a str>,
     container: Option<&'a str>,
     target: PodTarget,
@@ -33,9 +33,9 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
         (PodTarget::Average(milli), _) => (None, milli),
     };
     if FAST {
-        pod_pass::<Fast>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+        pod_pass::<S, Fast<'a, S>>(ctx, samples, container, resource, requests, fill, &mut pass)?;
     } else {
-        pod_pass::<Plain>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+        pod_pass::<S, Plain<'a, S>>(ctx, samples, container, resource, requests, fill, &mut pass)?;
     }
     let entries = pass.ready.wrapping_add(pass.orphans);
     if entries == 0 {
@@ -105,8 +105,8 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
 /// count inside the band, else `ceil(ratio × count)`; after the `second` (steps i-k), also the
 /// current count when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the
 /// proposal moved against the new ratio. The ratio by reference: either pass's, without a copy.
-fn proposal(
-    ctx: &CalcContext<'_, '_>,
+fn proposal<P, T, O>(
+    ctx: &CalcContext<'_, '_, P, T, O>,
     (below, above): (bool, bool),
     new_ratio: &Ratio,
     count: i64,
@@ -133,7 +133,7 @@ fn proposal(
 }
 
 /// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
-fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a>> {
+fn ready_running_pods<'a, S: PodSource<'a>>(ctx: &Ctx<'_, 'a, S>) -> Result<i64, CalcError<'a>> {
     if ctx.obs.pods.is_empty() {
         return Err(CalcError::ReadyPodsNoPods);
     }
@@ -142,8 +142,8 @@ fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a
         .pods
         .iter()
         .filter(|p| {
-            p.phase == PodPhase::Running
-                && p.ready.is_some_and(|r| r.status == ConditionStatus::True)
+            p.phase() == PodPhase::Running
+                && p.ready().is_some_and(|r| r.status == ConditionStatus::True)
         })
         .count();
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
@@ -186,8 +186,8 @@ pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
 /// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
 /// (`per_pod`, docs/spec/calculator.md#object-average-value,
 /// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
-pub(crate) fn usage_metric<'a>(
-    ctx: &CalcContext<'_, 'a>,
+pub(crate) fn usage_metric<'a, S: PodSource<'a>>(
+    ctx: &Ctx<'_, 'a, S>,
     values: Result<i64, &[i64]>,
     target_milli: i64,
     per_pod: bool,
@@ -218,7 +218,7 @@ pub(crate) fn usage_metric<'a>(
         // ceil.
         ratio.ceil_times(1)
     } else {
-        ratio.ceil_times(ready_running_pods(ctx)?)
+        ratio.ceil_times(ready_running_pods::<S>(ctx)?)
     };
     let raw_milli = if !per_pod {
         usage
