@@ -6,8 +6,8 @@
  * Rules of the API:
  *  - No allocation: the caller owns the storage of every object. An hpa_autoscaler is
  *    HPA_AUTOSCALER_SIZE bytes (static, on the stack, in an array) made an autoscaler by
- *    hpa_autoscaler_init; there is nothing to free. Each evaluation also takes a scratch
- *    workspace (hpa_observation_check gives its size, HPA_WORKSPACE_BYTES bounds it).
+ *    hpa_autoscaler_init; there is nothing to free. An evaluation reads the observation in
+ *    place and needs no workspace (its workspace arguments may be NULL and 0).
  *  - Every fallible function returns an hpa_status and writes its outputs only on success;
  *    hpa_status_str describes a status. NULL or misaligned pointers, storage that was never
  *    initialized, disagreeing lengths, unknown enumeration values, invalid UTF-8, out-of-range
@@ -70,11 +70,10 @@
 #define HPA_STR_INIT(literal) { (literal), sizeof(literal) - 1 }
 
 /**
- * Workspace bytes that always suffice for an evaluation with `elements` converted elements,
- * where elements = pods + pods × (Resource, ContainerResource and Pods metrics) + orphan
- * samples + containers + resource requests (pod-level ones included) + container usages
- * (ContainerResource metrics only). A container array that consecutive pods share counts
- * once, with its requests. hpa_observation_check gives the exact size.
+ * The workspace older versions of the library needed for an evaluation with `elements`
+ * converted elements (pods, samples, containers, requests). The library now reads the
+ * observation in place and needs no workspace: the macro stays for callers that still size
+ * one, which works as before (any size does).
  */
 #define HPA_WORKSPACE_BYTES(elements) (((size_t)(elements)) * HPA_WORKSPACE_ELEMENT_SIZE + 16)
 
@@ -212,9 +211,8 @@
 #define HPA_VERSION_PATCH 0
 
 /**
- * Workspace bytes that always cover one converted element: a pod, a container, a resource
- * request, a per-pod sample, an orphan sample or a container usage (see
- * `HPA_WORKSPACE_BYTES`).
+ * Workspace bytes older versions needed per converted element (see `HPA_WORKSPACE_BYTES`);
+ * an evaluation now needs no workspace.
  */
 #define HPA_WORKSPACE_ELEMENT_SIZE 128
 
@@ -1919,10 +1917,10 @@ size_t hpa_autoscaler_align(void);
  * The configuration is validated as the Kubernetes API server validates an HPA
  * (`HPA_STATUS_INVALID_SPEC`; `hpa_config_validate` gives the field and message), and the
  * observation is checked as `hpa_observation_check` checks it (use that function to learn the
- * field at fault and the workspace size). `workspace` is scratch memory for this call only,
- * `workspace_size` bytes, any alignment; `hpa_observation_check` gives the size needed
- * (`HPA_WORKSPACE_BYTES` bounds it), 0 when the observation has no pod and no sample, in which
- * case `workspace` may be NULL. Its contents are unspecified after the call.
+ * field at fault). The evaluation reads the observation in place and needs no workspace:
+ * pass NULL and 0 for `workspace` and `workspace_size` (`hpa_observation_check` gives 0).
+ * A workspace of any size, as callers of older versions pass, is accepted and left unused;
+ * like every output, it must not overlap an input.
  *
  * On success, when the decision says `rescale`, apply `desired_replicas` and report the
  * outcome with `hpa_autoscaler_rescale_succeeded` or `hpa_autoscaler_rescale_failed` (a
@@ -2161,8 +2159,9 @@ HPA_MUST_USE hpa_status hpa_milli_from_double(double value, int64_t *milli_out);
  * Checks an observation against a configuration as `hpa_autoscaler_evaluate` does (every
  * pointer, string, flag and enumeration value; one `hpa_metric_values` per metric, of a kind
  * the metric's source uses; one sample per pod; replica counts not negative) and writes the
- * workspace size an evaluation of it needs to `*workspace_size_out`. The configuration is
- * checked first, as by `hpa_config_validate`.
+ * workspace size an evaluation of it needs to `*workspace_size_out`: 0, since the evaluation
+ * reads the observation in place (older versions needed one). The configuration is checked
+ * first, as by `hpa_config_validate`.
  *
  * On error, `*workspace_size_out` is not touched and `error_out`, when not NULL, receives the
  * field at fault (`observation.pods[3].containers[0].name: is not valid UTF-8`). Whether

@@ -10,7 +10,7 @@ use crate::conditions::{ConditionStatus, ConditionType, Conditions, Reason};
 use crate::defaults::Hpa;
 use crate::fingerprint::Fingerprint;
 use crate::history::{History, LoadError, ScaleEvent};
-use crate::input::Observation;
+use crate::input::{ObservationIn, ObservationOf, PodSource, PodView, SampleSlot, SampleView};
 use crate::metrics::{
     self, InvalidMetricsError, MetricFailure, MetricName, MetricOutcome, MAX_METRICS,
 };
@@ -543,12 +543,17 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     /// is recorded for it). A thin wrapper of [`Autoscaler::evaluate_into`], which fills a
     /// decision the caller holds instead of returning one (a [`Decision`] is a few hundred
     /// bytes: firmware keeps one and avoids the copy).
-    pub fn evaluate<'a>(
+    pub fn evaluate<'a, P, T, O>(
         &mut self,
         hpa: &Hpa<'a>,
         settings: &Settings,
-        obs: &Observation<'a>,
-    ) -> Result<Decision<'a>, EvaluateError> {
+        obs: &ObservationOf<'a, P, T, O>,
+    ) -> Result<Decision<'a>, EvaluateError>
+    where
+        P: PodView<'a> + 'a,
+        T: SampleSlot<'a, Sample = O> + 'a,
+        O: SampleView<'a> + 'a,
+    {
         let mut decision = Decision::new();
         self.evaluate_into(hpa, settings, obs, &mut decision)?;
         Ok(decision)
@@ -556,13 +561,18 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
 
     /// [`Autoscaler::evaluate`] into `decision`, which is overwritten whole (its previous
     /// content does not matter). On error neither the state nor `decision` is changed.
-    pub fn evaluate_into<'a>(
+    pub fn evaluate_into<'a, P, T, O>(
         &mut self,
         hpa: &Hpa<'a>,
         settings: &Settings,
-        obs: &Observation<'a>,
+        obs: &ObservationOf<'a, P, T, O>,
         decision: &mut Decision<'a>,
-    ) -> Result<(), EvaluateError> {
+    ) -> Result<(), EvaluateError>
+    where
+        P: PodView<'a> + 'a,
+        T: SampleSlot<'a, Sample = O> + 'a,
+        O: SampleView<'a> + 'a,
+    {
         let specs = hpa.metrics();
         if specs.len() > MAX_METRICS {
             return Err(EvaluateError::TooManyMetrics { count: specs.len() });
@@ -606,7 +616,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
         decision.history_overflowed = false;
         // Asked once: both the reconcile (scale from zero) and the rescale (to zero) need it.
         let object_or_external = hpa.has_object_or_external_metric();
-        let desired = self.reconcile(hpa, settings, obs, decision, object_or_external);
+        let desired = self.reconcile::<(P, T, O)>(hpa, settings, obs, decision, object_or_external);
         if let Some(desired) = desired {
             decision.rescale = desired != current;
             decision.desired_replicas = desired;
@@ -644,11 +654,11 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
     /// The reconcile proper: fills `decision` and returns the desired replica count, or
     /// `None` when no decision was made (scaling disabled, invalid metrics; `decision` then
     /// holds what `status.desiredReplicas` shows).
-    fn reconcile<'a>(
+    fn reconcile<'a, S: PodSource<'a>>(
         &mut self,
         hpa: &Hpa<'a>,
         settings: &Settings,
-        obs: &Observation<'a>,
+        obs: &ObservationIn<'a, S>,
         decision: &mut Decision<'a>,
         object_or_external: bool,
     ) -> Option<i32> {
@@ -715,7 +725,7 @@ impl<const R: usize, const E: usize> Autoscaler<R, E> {
                 .is_ok()
             {
                 if let Some(slot) = decision.metrics.last_mut() {
-                    metrics::evaluate_metric_into(slot, &ctx, spec, values);
+                    metrics::evaluate_metric_into::<S>(slot, &ctx, spec, values);
                 }
             }
         }

@@ -4,14 +4,25 @@
 //! Pod samples are index-aligned with the pod list (`samples[i]` belongs to `pods[i]`), so
 //! joining them costs nothing; samples for names that match no listed pod are passed apart as
 //! `orphans` (upstream keeps them in its averages).
+//!
+//! The engine reads pods and samples through views ([`PodView`], [`SampleSlot`],
+//! [`SampleView`]): the core's own structs implement them, and so can a caller's (the C API
+//! reads the C structs in place). [`ObservationOf`] takes the types of pods, per-pod sample
+//! slots and samples as parameters; [`Observation`] is the one of the core's structs.
+
+use core::fmt::Debug;
 
 use crate::quantity::Quantity;
 use crate::time::{Duration, Instant};
 
-/// One evaluation's inputs.
-#[derive(Clone, Copy, Debug)]
+/// One evaluation's inputs, with the pods and samples of the core's own structs.
+pub type Observation<'a> = ObservationOf<'a, Pod<'a>, Option<Sample<'a>>, Sample<'a>>;
+
+/// One evaluation's inputs, with pods `P`, per-pod sample slots `T` and samples `O`.
+// The element types are parameters, not a layout's associated types: those would make the
+// struct invariant in `'a`, and callers shorten an observation's lifetime.
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Observation<'a> {
+pub struct ObservationOf<'a, P, T, O> {
     /// The evaluation time on the caller's monotonic clock.
     pub now: Instant,
     /// The scale target's `spec.replicas` ("current replicas").
@@ -19,9 +30,9 @@ pub struct Observation<'a> {
     /// The scale target's `status.replicas`.
     pub status_replicas: i32,
     /// The pods the HPA's selector matches.
-    pub pods: &'a [Pod<'a>],
+    pub pods: &'a [P],
     /// One entry per `spec.metrics[i]`, in the same order.
-    pub metrics: &'a [MetricValues<'a>],
+    pub metrics: &'a [MetricValuesOf<'a, T, O>],
 }
 
 /// A pod's phase.
@@ -173,27 +184,327 @@ pub struct Sample<'a> {
     pub containers: &'a [ContainerUsage<'a>],
 }
 
-/// Per-pod samples of one Resource, ContainerResource or Pods metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Per-pod samples of one Resource, ContainerResource or Pods metric, of the core's structs.
+pub type PodSamples<'a> = PodSamplesOf<'a, Option<Sample<'a>>, Sample<'a>>;
+
+/// Per-pod samples of one Resource, ContainerResource or Pods metric: slots `T`, samples `O`.
+#[derive(PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct PodSamples<'a> {
+pub struct PodSamplesOf<'a, T, O> {
     /// `per_pod[i]` is the sample of `Observation::pods[i]`, `None` when the metrics API
     /// returned none. Its length must equal the pod count.
-    pub per_pod: &'a [Option<Sample<'a>>],
+    pub per_pod: &'a [T],
     /// Samples for pod names that match no listed pod (distinct names).
-    pub orphans: &'a [Sample<'a>],
+    pub orphans: &'a [O],
 }
 
-/// The values fetched for one metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The values fetched for one metric, with samples of the core's structs.
+pub type MetricValues<'a> = MetricValuesOf<'a, Option<Sample<'a>>, Sample<'a>>;
+
+/// The values fetched for one metric, with per-pod sample slots `T` and samples `O`.
+#[derive(PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum MetricValues<'a> {
+pub enum MetricValuesOf<'a, T, O> {
     /// Resource, ContainerResource and Pods metrics.
-    Pods(PodSamples<'a>),
+    Pods(PodSamplesOf<'a, T, O>),
     /// An Object metric's value in milli-units.
     Object(i64),
     /// An External metric's series values in milli-units (empty is an error upstream).
     External(&'a [i64]),
     /// Fetching failed with this adapter message.
     Error(&'a str),
+}
+
+/// The types of one layout of pods and samples, as one name for the engine's generic code:
+/// the tuple of pod, per-pod sample slot and sample types.
+pub trait PodSource<'a> {
+    /// A pod.
+    type Pod: PodView<'a> + 'a;
+    /// A pod's slot for one metric: its sample, or none.
+    type Slot: SampleSlot<'a, Sample = Self::Sample> + 'a;
+    /// A sample (orphan samples are these).
+    type Sample: SampleView<'a> + 'a;
+}
+
+impl<'a, P, T, O> PodSource<'a> for (P, T, O)
+where
+    P: PodView<'a> + 'a,
+    T: SampleSlot<'a, Sample = O> + 'a,
+    O: SampleView<'a> + 'a,
+{
+    type Pod = P;
+    type Slot = T;
+    type Sample = O;
+}
+
+/// The core's own layout: [`Pod`], `Option<`[`Sample`]`>` and [`Sample`].
+pub type Native<'a> = (Pod<'a>, Option<Sample<'a>>, Sample<'a>);
+
+/// [`ObservationOf`] of a layout.
+pub type ObservationIn<'a, S> = ObservationOf<
+    'a,
+    <S as PodSource<'a>>::Pod,
+    <S as PodSource<'a>>::Slot,
+    <S as PodSource<'a>>::Sample,
+>;
+
+/// [`MetricValuesOf`] of a layout.
+pub type MetricValuesIn<'a, S> =
+    MetricValuesOf<'a, <S as PodSource<'a>>::Slot, <S as PodSource<'a>>::Sample>;
+
+/// [`PodSamplesOf`] of a layout.
+pub type PodSamplesIn<'a, S> =
+    PodSamplesOf<'a, <S as PodSource<'a>>::Slot, <S as PodSource<'a>>::Sample>;
+
+// By hand, not derived: `Clone` and `Copy` without bounds (the fields are references), and
+// `Debug` printing the core's names, as the derives did before the types were generic.
+impl<P, T, O> Clone for ObservationOf<'_, P, T, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P, T, O> Copy for ObservationOf<'_, P, T, O> {}
+impl<P: Debug, T: Debug, O: Debug> Debug for ObservationOf<'_, P, T, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Observation")
+            .field("now", &self.now)
+            .field("replicas", &self.replicas)
+            .field("status_replicas", &self.status_replicas)
+            .field("pods", &self.pods)
+            .field("metrics", &self.metrics)
+            .finish()
+    }
+}
+impl<T, O> Clone for PodSamplesOf<'_, T, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, O> Copy for PodSamplesOf<'_, T, O> {}
+impl<T: Debug, O: Debug> Debug for PodSamplesOf<'_, T, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PodSamples")
+            .field("per_pod", &self.per_pod)
+            .field("orphans", &self.orphans)
+            .finish()
+    }
+}
+impl<T, O> Clone for MetricValuesOf<'_, T, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, O> Copy for MetricValuesOf<'_, T, O> {}
+impl<T: Debug, O: Debug> Debug for MetricValuesOf<'_, T, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MetricValuesOf::Pods(s) => f.debug_tuple("Pods").field(s).finish(),
+            MetricValuesOf::Object(v) => f.debug_tuple("Object").field(v).finish(),
+            MetricValuesOf::External(vs) => f.debug_tuple("External").field(vs).finish(),
+            MetricValuesOf::Error(m) => f.debug_tuple("Error").field(m).finish(),
+        }
+    }
+}
+
+/// What the engine reads of a pod: the fields of [`Pod`].
+pub trait PodView<'a> {
+    /// Its containers.
+    type Container: ContainerView<'a, Request = Self::Request> + 'a;
+    /// Its requests.
+    type Request: RequestView<'a> + 'a;
+    /// [`Pod::name`].
+    fn name(&self) -> &'a str;
+    /// [`Pod::phase`].
+    fn phase(&self) -> PodPhase;
+    /// [`Pod::ready`].
+    fn ready(&self) -> Option<ReadyCondition>;
+    /// [`Pod::start_time`].
+    fn start_time(&self) -> Option<Instant>;
+    /// [`Pod::deleted`].
+    fn deleted(&self) -> bool;
+    /// [`Pod::containers`]. The engine takes pods with the same slice (not an equal one) as
+    /// pods of one template.
+    fn containers(&self) -> &'a [Self::Container];
+    /// [`Pod::requests`].
+    fn requests(&self) -> Option<&'a [Self::Request]>;
+}
+
+/// What the engine reads of a container: the fields of [`Container`].
+pub trait ContainerView<'a> {
+    /// Its requests.
+    type Request: RequestView<'a> + 'a;
+    /// [`Container::name`].
+    fn name(&self) -> &'a str;
+    /// [`Container::kind`].
+    fn kind(&self) -> ContainerKind;
+    /// [`Container::requests`].
+    fn requests(&self) -> &'a [Self::Request];
+}
+
+/// What the engine reads of a resource request: the fields of [`ResourceRequest`].
+pub trait RequestView<'a> {
+    /// How the request holds its amount.
+    type Amount: Amount;
+    /// [`ResourceRequest::resource`].
+    fn resource(&self) -> &'a str;
+    /// [`ResourceRequest::quantity`].
+    fn quantity(&self) -> Quantity;
+    /// The amount, by reference (the engine finds a request, then reads its amount).
+    fn amount(&self) -> &Self::Amount;
+}
+
+/// A requested amount: a [`Quantity`], or a caller's representation of one.
+pub trait Amount {
+    /// [`Quantity::milli_value`].
+    fn milli_value(&self) -> i64;
+    /// [`Quantity::nano_value`].
+    fn nano_value(&self) -> i128;
+}
+
+impl Amount for Quantity {
+    #[inline(always)]
+    fn milli_value(&self) -> i64 {
+        Quantity::milli_value(self)
+    }
+    #[inline(always)]
+    fn nano_value(&self) -> i128 {
+        Quantity::nano_value(self)
+    }
+}
+
+/// A pod's slot for one metric: `Option<`[`Sample`]`>`.
+pub trait SampleSlot<'a> {
+    /// Its sample.
+    type Sample: SampleView<'a>;
+    /// The sample, or `None` when the metrics API returned none.
+    fn sample(&self) -> Option<&Self::Sample>;
+}
+
+/// What the engine reads of a sample: the fields of [`Sample`].
+pub trait SampleView<'a> {
+    /// Its container usages.
+    type Usage: UsageView<'a> + 'a;
+    /// [`Sample::milli`].
+    fn milli(&self) -> i64;
+    /// [`Sample::timestamp`], where `now` is the evaluation time (a caller's layout may
+    /// leave it unset for "taken now").
+    fn timestamp(&self, now: Instant) -> Instant;
+    /// [`Sample::window`].
+    fn window(&self) -> Duration;
+    /// [`Sample::containers`]. The engine reads them only for a metric that names a
+    /// container (ContainerResource): a layout may leave them unchecked for other metrics.
+    fn containers(&self) -> &'a [Self::Usage];
+}
+
+/// What the engine reads of a container's usage: the fields of [`ContainerUsage`].
+pub trait UsageView<'a> {
+    /// [`ContainerUsage::name`].
+    fn name(&self) -> &'a str;
+    /// [`ContainerUsage::milli`].
+    fn milli(&self) -> i64;
+}
+
+// The core's structs read as themselves: every method is a field access.
+impl<'a> PodView<'a> for Pod<'a> {
+    type Container = Container<'a>;
+    type Request = ResourceRequest<'a>;
+    #[inline(always)]
+    fn name(&self) -> &'a str {
+        self.name
+    }
+    #[inline(always)]
+    fn phase(&self) -> PodPhase {
+        self.phase
+    }
+    #[inline(always)]
+    fn ready(&self) -> Option<ReadyCondition> {
+        self.ready
+    }
+    #[inline(always)]
+    fn start_time(&self) -> Option<Instant> {
+        self.start_time
+    }
+    #[inline(always)]
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+    #[inline(always)]
+    fn containers(&self) -> &'a [Container<'a>] {
+        self.containers
+    }
+    #[inline(always)]
+    fn requests(&self) -> Option<&'a [ResourceRequest<'a>]> {
+        self.requests
+    }
+}
+
+impl<'a> ContainerView<'a> for Container<'a> {
+    type Request = ResourceRequest<'a>;
+    #[inline(always)]
+    fn name(&self) -> &'a str {
+        self.name
+    }
+    #[inline(always)]
+    fn kind(&self) -> ContainerKind {
+        self.kind
+    }
+    #[inline(always)]
+    fn requests(&self) -> &'a [ResourceRequest<'a>] {
+        self.requests
+    }
+}
+
+impl<'a> RequestView<'a> for ResourceRequest<'a> {
+    type Amount = Quantity;
+    #[inline(always)]
+    fn resource(&self) -> &'a str {
+        self.resource
+    }
+    #[inline(always)]
+    fn quantity(&self) -> Quantity {
+        self.quantity
+    }
+    #[inline(always)]
+    fn amount(&self) -> &Quantity {
+        &self.quantity
+    }
+}
+
+impl<'a> SampleSlot<'a> for Option<Sample<'a>> {
+    type Sample = Sample<'a>;
+    #[inline(always)]
+    fn sample(&self) -> Option<&Sample<'a>> {
+        self.as_ref()
+    }
+}
+
+impl<'a> SampleView<'a> for Sample<'a> {
+    type Usage = ContainerUsage<'a>;
+    #[inline(always)]
+    fn milli(&self) -> i64 {
+        self.milli
+    }
+    #[inline(always)]
+    fn timestamp(&self, _: Instant) -> Instant {
+        self.timestamp
+    }
+    #[inline(always)]
+    fn window(&self) -> Duration {
+        self.window
+    }
+    #[inline(always)]
+    fn containers(&self) -> &'a [ContainerUsage<'a>] {
+        self.containers
+    }
+}
+
+impl<'a> UsageView<'a> for ContainerUsage<'a> {
+    #[inline(always)]
+    fn name(&self) -> &'a str {
+        self.name
+    }
+    #[inline(always)]
+    fn milli(&self) -> i64 {
+        self.milli
+    }
 }

@@ -1,8 +1,7 @@
 //! Pod grouping (docs/spec/pods.md#grouping) and requests (docs/spec/pods.md#requests).
 
-use crate::input::{ConditionStatus, Container, ContainerKind, Pod, PodPhase, ResourceRequest};
-use crate::input::{ReadyCondition, Sample};
-use crate::quantity::Quantity;
+use crate::input::{Amount, ReadyCondition, RequestView, Sample, SampleView};
+use crate::input::{ConditionStatus, ContainerKind, ContainerView, Pod, PodPhase, PodView};
 use crate::time::{Duration, Instant};
 use crate::tuning::FAST_FORMS;
 
@@ -45,6 +44,8 @@ pub fn group_pod(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Readiness) 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Grouping {
     cpu: bool,
+    /// The evaluation time (a caller's sample may leave its timestamp to it).
+    now: Instant,
     /// Every pod is still initializing: `now - period` lies below every instant.
     all_initializing: bool,
     /// A pod that started after `now - period` (saturating) is still initializing.
@@ -64,6 +65,7 @@ impl Grouping {
         };
         Grouping {
             cpu: rules.cpu,
+            now: rules.now,
             all_initializing,
             init_cutoff,
             initial_readiness_delay: rules.initial_readiness_delay,
@@ -90,11 +92,15 @@ impl Grouping {
 /// [`group_pod`] with the cutoff precomputed.
 // Inlined: 12 bytes less code and 16 less stack on a Cortex-M0.
 #[inline(always)]
-pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping) -> PodGroup {
-    if pod.deleted || pod.phase == PodPhase::Failed {
+pub(crate) fn group<'a, P: PodView<'a>, S: SampleView<'a>>(
+    pod: &P,
+    sample: Option<&S>,
+    rules: &Grouping,
+) -> PodGroup {
+    if pod.deleted() || pod.phase() == PodPhase::Failed {
         return PodGroup::Ignored;
     }
-    if pod.phase == PodPhase::Pending {
+    if pod.phase() == PodPhase::Pending {
         return PodGroup::Unready;
     }
     let Some(sample) = sample else {
@@ -117,23 +123,23 @@ pub(crate) fn group(pod: &Pod<'_>, sample: Option<&Sample<'_>>, rules: &Grouping
 /// sample: not deleted, neither Pending nor Failed and, with `settled_by` (the cpu rule,
 /// from [`Grouping::settled_by`]), Ready and started at or before it (`false` leaves the
 /// decision to [`group`]).
-pub(crate) fn plainly_ready(pod: &Pod<'_>, settled_by: Option<i64>) -> bool {
-    !pod.deleted
-        && pod.phase != PodPhase::Failed
-        && pod.phase != PodPhase::Pending
+pub(crate) fn plainly_ready<'a, P: PodView<'a>>(pod: &P, settled_by: Option<i64>) -> bool {
+    !pod.deleted()
+        && pod.phase() != PodPhase::Failed
+        && pod.phase() != PodPhase::Pending
         && settled_by.is_none_or(|cutoff| ready_since(pod, cutoff))
 }
 
 /// Ready, and started at or before `cutoff`: past the initialization period when `cutoff`
 /// is the [`Grouping`]'s, which the cpu rule counts as ready without looking further.
-fn ready_since(pod: &Pod<'_>, cutoff: i64) -> bool {
+fn ready_since<'a, P: PodView<'a>>(pod: &P, cutoff: i64) -> bool {
     matches!(
-        pod.ready,
+        pod.ready(),
         Some(ReadyCondition {
             status: ConditionStatus::True,
             ..
         })
-    ) && pod.start_time.is_some_and(|start| start.0 <= cutoff)
+    ) && pod.start_time().is_some_and(|start| start.0 <= cutoff)
 }
 
 /// The cpu readiness rule: unready while initializing unless a full window was collected
@@ -141,8 +147,12 @@ fn ready_since(pod: &Pod<'_>, cutoff: i64) -> bool {
 // Out of line on hosts (`crate::tuning::FAST_FORMS`), where it keeps the per-pod loop small;
 // inlined elsewhere: 44 bytes less code on a Cortex-M0 (24 more stack).
 #[cfg_attr(target_pointer_width = "64", inline(never))]
-fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Grouping) -> bool {
-    let (Some(ready), Some(start)) = (pod.ready, pod.start_time) else {
+fn cpu_unready<'a, P: PodView<'a>, S: SampleView<'a>>(
+    pod: &P,
+    sample: &S,
+    rules: &Grouping,
+) -> bool {
+    let (Some(ready), Some(start)) = (pod.ready(), pod.start_time()) else {
         return true;
     };
     let ReadyCondition {
@@ -164,7 +174,7 @@ fn cpu_unready(pod: &Pod<'_>, sample: &Sample<'_>, rules: &Grouping) -> bool {
         return !initializing;
     };
     let (a, b, d) = if initializing {
-        (sample.timestamp, t, sample.window)
+        (sample.timestamp(rules.now), t, sample.window())
     } else {
         (t, start, rules.initial_readiness_delay)
     };
@@ -224,11 +234,14 @@ impl core::fmt::Display for RequestError<'_> {
 /// The request for `resource`, by reference: a pointer returned in a register (a
 /// returned `Option<Quantity>` went through memory and was copied again for the call that
 /// reads it, on a Cortex-M0).
-fn find_request<'r>(requests: &'r [ResourceRequest<'_>], resource: &str) -> Option<&'r Quantity> {
+fn find_request<'r, 'a, R: RequestView<'a>>(
+    requests: &'r [R],
+    resource: &str,
+) -> Option<&'r R::Amount> {
     requests
         .iter()
-        .find(|r| same(r.resource, resource))
-        .map(|r| &r.quantity)
+        .find(|r| same(r.resource(), resource))
+        .map(|r| r.amount())
 }
 
 /// Resources a pod-level request may set (PodLevelResources).
@@ -245,16 +258,30 @@ fn is_pod_level_resource(resource: &str) -> bool {
 ///
 /// [`RequestError`] when a counted container lacks the request, the named container does not
 /// exist, or neither pod-level nor container requests name the resource.
-// Out of line on hosts (`crate::tuning::FAST_FORMS`): the per-pod loop reuses the last
-// request, and the rare call keeps the loop's registers free.
-#[cfg_attr(target_pointer_width = "64", inline(never))]
+#[inline(always)]
 pub fn pod_request<'a>(
     pod: &Pod<'a>,
     container: Option<&'a str>,
     resource: &'a str,
 ) -> Result<i64, RequestError<'a>> {
-    match (pod.requests, container) {
-        (Some(pod_level), None) if pod_level.iter().any(|r| is_pod_level_resource(r.resource)) => {
+    request_of(pod, container, resource)
+}
+
+/// [`pod_request`] of any [`PodView`].
+// Out of line on hosts (`crate::tuning::FAST_FORMS`): the per-pod loop reuses the last
+// request, and the rare call keeps the loop's registers free.
+#[cfg_attr(target_pointer_width = "64", inline(never))]
+pub(crate) fn request_of<'r, 'a: 'r, P: PodView<'a>>(
+    pod: &P,
+    container: Option<&'r str>,
+    resource: &'r str,
+) -> Result<i64, RequestError<'r>> {
+    match (pod.requests(), container) {
+        (Some(pod_level), None)
+            if pod_level
+                .iter()
+                .any(|r| is_pod_level_resource(r.resource())) =>
+        {
             pod_level_request(pod, pod_level, resource)
         }
         _ => container_requests(pod, container, resource),
@@ -263,21 +290,21 @@ pub fn pod_request<'a>(
 
 /// `resourcehelpers.PodRequests` for one resource: the pod-level value for cpu, memory and
 /// hugepages when set, else the containers aggregated exactly and rounded once.
-fn pod_level_request<'a>(
-    pod: &Pod<'a>,
-    pod_level: &[ResourceRequest<'a>],
-    resource: &'a str,
-) -> Result<i64, RequestError<'a>> {
+fn pod_level_request<'r, 'a: 'r, P: PodView<'a>>(
+    pod: &P,
+    pod_level: &[P::Request],
+    resource: &'r str,
+) -> Result<i64, RequestError<'r>> {
     if is_pod_level_resource(resource) {
         if let Some(q) = find_request(pod_level, resource) {
             return Ok(q.milli_value());
         }
     }
-    match aggregate_container_requests(pod.containers, resource) {
+    match aggregate_container_requests(pod.containers(), resource) {
         Some(milli) => Ok(milli),
         None => Err(RequestError::MissingPodLevelRequest {
             resource,
-            pod: pod.name,
+            pod: pod.name(),
         }),
     }
 }
@@ -287,25 +314,28 @@ fn pod_level_request<'a>(
 /// milli-units. `None` when no container requests the resource.
 // Inlined into its one caller: out of line it took 72 bytes less stack on a Cortex-M0 for 96
 // bytes more code, and the code budget is the scarcer (the stack stays under its own).
-fn aggregate_container_requests(containers: &[Container<'_>], resource: &str) -> Option<i64> {
+fn aggregate_container_requests<'a, C: ContainerView<'a>>(
+    containers: &[C],
+    resource: &str,
+) -> Option<i64> {
     let (mut any, mut counted) = (false, false);
     // Σ of regular containers and sidecars (`counted`: there was one), Σ of the sidecars so
     // far, and the largest init-time footprint (i128::MIN, below any footprint, for none).
     let (mut total, mut sidecars, mut peak) = (0_i128, 0_i128, i128::MIN);
     for c in containers {
-        let Some(q) = find_request(c.requests, resource) else {
+        let Some(q) = find_request(c.requests(), resource) else {
             continue;
         };
         let mut v = q.nano_value();
         any = true;
-        if c.kind == ContainerKind::Init {
+        if c.kind() == ContainerKind::Init {
             add_to(&mut v, sidecars);
             raise(&mut peak, v);
             continue;
         }
         add_to(&mut total, v);
         counted = true;
-        if c.kind == ContainerKind::RestartableInit {
+        if c.kind() == ContainerKind::RestartableInit {
             add_to(&mut sidecars, v);
             raise(&mut peak, sidecars);
         }
@@ -340,11 +370,11 @@ fn nano_to_milli(nano: i128) -> i64 {
 
 /// `calculatePodRequestsFromContainers`: regular containers then sidecars, each counted
 /// container must request the resource; with a container name only that one counts.
-fn container_requests<'a>(
-    pod: &Pod<'a>,
-    container: Option<&'a str>,
-    resource: &'a str,
-) -> Result<i64, RequestError<'a>> {
+fn container_requests<'r, 'a: 'r, P: PodView<'a>>(
+    pod: &P,
+    container: Option<&'r str>,
+    resource: &'r str,
+) -> Result<i64, RequestError<'r>> {
     let mut sum = crate::arith::Sum::default();
     let mut found = false;
     // Upstream's order, regular containers then sidecars, names the first container that
@@ -352,29 +382,29 @@ fn container_requests<'a>(
     // the array in memory (52 bytes more code on a Cortex-M0).
     let mut kind = ContainerKind::Regular;
     loop {
-        for c in pod.containers {
+        for c in pod.containers() {
             let counted = match container {
                 // Container names are unique in a pod, so the first counted one of that name
                 // (in list order, on the first round) is upstream's.
                 Some(name) => {
                     !found
                         && kind == ContainerKind::Regular
-                        && c.kind != ContainerKind::Init
-                        && same(c.name, name)
+                        && c.kind() != ContainerKind::Init
+                        && same(c.name(), name)
                 }
-                None => c.kind == kind,
+                None => c.kind() == kind,
             };
             if !counted {
                 continue;
             }
             found = true;
-            match find_request(c.requests, resource) {
+            match find_request(c.requests(), resource) {
                 Some(q) => sum.push(q.milli_value()),
                 None => {
                     return Err(RequestError::MissingRequest {
                         resource,
-                        container: c.name,
-                        pod: pod.name,
+                        container: c.name(),
+                        pod: pod.name(),
                     })
                 }
             }
@@ -387,7 +417,7 @@ fn container_requests<'a>(
     match container {
         Some(name) if !found => Err(RequestError::ContainerNotFound {
             container: name,
-            pod: pod.name,
+            pod: pod.name(),
         }),
         _ => Ok(crate::arith::clamp_sum(sum)),
     }
@@ -408,7 +438,8 @@ fn starts_with(a: &str, prefix: &str) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::input::ReadyCondition;
+    use crate::input::{Container, ReadyCondition, ResourceRequest};
+    use crate::quantity::Quantity;
 
     fn req(resource: &'static str, milli: i64) -> ResourceRequest<'static> {
         ResourceRequest {

@@ -7,7 +7,7 @@ use hpa::Settings;
 
 use crate::config::{self, hpa_config, hpa_settings};
 use crate::error::{hpa_field_error, Refusal};
-use crate::observation::{self, hpa_observation, Measure};
+use crate::observation::{self, hpa_observation};
 use crate::out::{write_padded, write_value};
 use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
@@ -94,8 +94,9 @@ unsafe fn validate(config: *const hpa_config) -> Result<(), Refusal> {
 /// Checks an observation against a configuration as `hpa_autoscaler_evaluate` does (every
 /// pointer, string, flag and enumeration value; one `hpa_metric_values` per metric, of a kind
 /// the metric's source uses; one sample per pod; replica counts not negative) and writes the
-/// workspace size an evaluation of it needs to `*workspace_size_out`. The configuration is
-/// checked first, as by `hpa_config_validate`.
+/// workspace size an evaluation of it needs to `*workspace_size_out`: 0, since the evaluation
+/// reads the observation in place (older versions needed one). The configuration is checked
+/// first, as by `hpa_config_validate`.
 ///
 /// On error, `*workspace_size_out` is not touched and `error_out`, when not NULL, receives the
 /// field at fault (`observation.pods[3].containers[0].name: is not valid UTF-8`). Whether
@@ -149,12 +150,11 @@ unsafe fn check(
         *slot = m.type_;
         n += 1;
     }
-    let mut measure = Measure::default();
     // SAFETY: the caller's contract.
-    unsafe { observation::convert(&mut measure, obs, sources.get(..n).unwrap_or(&[])) }?;
-    let needed = measure.needed()?;
+    unsafe { observation::check(&Outputs::NONE, obs, sources.get(..n).unwrap_or(&[])) }?;
+    // The evaluation reads the observation in place: it needs no workspace.
     // SAFETY: checked above.
-    unsafe { write_value(workspace_size_out, needed) }.map_err(Refusal::from)
+    unsafe { write_value(workspace_size_out, 0) }.map_err(Refusal::from)
 }
 
 /// The library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated): compare with

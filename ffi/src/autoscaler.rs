@@ -10,7 +10,7 @@ use hpa::{Autoscaler, EvaluateError, Instant};
 use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
 use crate::error::{Detail, Fault};
-use crate::observation::{self, hpa_observation, Bump};
+use crate::observation::{self, hpa_observation};
 use crate::out::{field, uninit};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::snapshot;
@@ -300,10 +300,10 @@ fn no_overlap(
 /// The configuration is validated as the Kubernetes API server validates an HPA
 /// (`HPA_STATUS_INVALID_SPEC`; `hpa_config_validate` gives the field and message), and the
 /// observation is checked as `hpa_observation_check` checks it (use that function to learn the
-/// field at fault and the workspace size). `workspace` is scratch memory for this call only,
-/// `workspace_size` bytes, any alignment; `hpa_observation_check` gives the size needed
-/// (`HPA_WORKSPACE_BYTES` bounds it), 0 when the observation has no pod and no sample, in which
-/// case `workspace` may be NULL. Its contents are unspecified after the call.
+/// field at fault). The evaluation reads the observation in place and needs no workspace:
+/// pass NULL and 0 for `workspace` and `workspace_size` (`hpa_observation_check` gives 0).
+/// A workspace of any size, as callers of older versions pass, is accepted and left unused;
+/// like every output, it must not overlap an input.
 ///
 /// On success, when the decision says `rescale`, apply `desired_replicas` and report the
 /// outcome with `hpa_autoscaler_rescale_succeeded` or `hpa_autoscaler_rescale_failed` (a
@@ -411,11 +411,8 @@ unsafe fn evaluate(
         *slot = m.type_;
         n += 1;
     }
-    // SAFETY: `workspace` holds `workspace_size` writable bytes, used by nothing else during
-    // the call (checked not to overlap the other arguments).
-    let mut arena = unsafe { Bump::new(workspace.cast::<u8>(), workspace_size, outputs) };
     // SAFETY: the caller's contract.
-    let views = unsafe { observation::convert(&mut arena, obs, sources.get(..n).unwrap_or(&[])) }
+    let views = unsafe { observation::check(&outputs, obs, sources.get(..n).unwrap_or(&[])) }
         .map_err(fault)?;
     let observation = views.observation();
     let decision = state

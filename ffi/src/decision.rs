@@ -5,14 +5,16 @@ use core::fmt;
 use core::mem::MaybeUninit;
 
 use hpa::conditions::{Condition, Conditions, Reason};
+use hpa::input::MetricValuesOf;
 use hpa::metrics::{self, MetricError, MetricName, MetricOutcome, Reading};
 use hpa::quantity::{build_quantity_milli, Format};
 use hpa::spec::{MetricSourceType, MetricSpec};
-use hpa::{Decision, MetricValues, Observation, RescaleReason, Settings};
+use hpa::{Decision, RescaleReason, Settings};
 
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
 use crate::out::{elements, field};
 use crate::text::{write_display_uninit, write_str_uninit, Stored, Text};
+use crate::view::CObservation;
 use crate::{
     HPA_MAX_CONDITIONS, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY, HPA_NAME_CAPACITY,
     HPA_QUANTITY_TEXT_CAPACITY,
@@ -444,7 +446,7 @@ fn write_metric(
 pub(crate) fn write_decision(
     out: &mut MaybeUninit<hpa_decision>,
     decision: &Decision<'_>,
-    (obs, settings, pod_values_not_negative): (&Observation<'_>, &Settings, bool),
+    (obs, settings, pod_values_not_negative): (&CObservation<'_>, &Settings, bool),
     messages: &Messages,
     desired_replicas: i32,
 ) {
@@ -482,7 +484,7 @@ pub(crate) fn write_decision(
     {
         let reading = match (outcome, values) {
             (MetricOutcome::Error(_), _) => Reading::Plain,
-            (MetricOutcome::Proposal(_), MetricValues::Pods(_)) if pod_values_not_negative => {
+            (MetricOutcome::Proposal(_), MetricValuesOf::Pods(_)) if pod_values_not_negative => {
                 Reading::Plain
             }
             (MetricOutcome::Proposal(p), _) => metrics::reading(p.spec, values, obs, settings),

@@ -7,8 +7,8 @@
 //! Rules the whole API follows (the header repeats them):
 //!
 //! * **No allocation.** The caller owns the storage of every object: `hpa_autoscaler`
-//!   (`HPA_AUTOSCALER_SIZE` bytes), the decision and status structs, and a scratch workspace
-//!   for each evaluation. The library keeps no global state.
+//!   (`HPA_AUTOSCALER_SIZE` bytes), the decision and status structs. An evaluation reads the
+//!   observation in place (no workspace). The library keeps no global state.
 //! * **Status codes.** Every fallible function returns an `hpa_status` (stable numbers,
 //!   `hpa_status_str` for a message) and writes its outputs only on success. NULL or
 //!   misaligned pointers, storage that was never initialized, lengths that disagree, unknown
@@ -67,6 +67,7 @@ mod resolve;
 mod snapshot;
 mod status;
 mod text;
+mod view;
 
 use core::ffi::CStr;
 
@@ -199,7 +200,6 @@ pub const HPA_QUANTITY_TEXT_CAPACITY: usize = 32;
 /// default).
 pub const HPA_DEFAULT_SAMPLE_WINDOW_MS: i64 = 60_000;
 
-/// Workspace bytes that always cover one converted element: a pod, a container, a resource
-/// request, a per-pod sample, an orphan sample or a container usage (see
-/// `HPA_WORKSPACE_BYTES`).
+/// Workspace bytes older versions needed per converted element (see `HPA_WORKSPACE_BYTES`);
+/// an evaluation now needs no workspace.
 pub const HPA_WORKSPACE_ELEMENT_SIZE: usize = 128;

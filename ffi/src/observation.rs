@@ -1,22 +1,21 @@
-//! One evaluation's inputs as C passes them, and their conversion into the core's views.
+//! One evaluation's inputs as C passes them, and their checks.
 //!
-//! The core reads pods and samples as slices of its own structs, which C cannot lay out. The
-//! conversion writes them into a workspace the caller provides (no heap): one pass measures
-//! the bytes needed (`hpa_observation_check`), the same code with a real arena fills them
-//! (`hpa_autoscaler_evaluate`). Consecutive pods that share a container array (pods of one
-//! template) share one converted copy, which also lets the engine reuse their request sum.
+//! The engine reads the caller's pods and samples in place, through the core's views
+//! (`crate::view`): nothing is converted, and an evaluation needs no workspace. One pass
+//! checks everything the engine will read first (pointers, lengths, flags, enumerations,
+//! UTF-8, overlaps with what the call writes), so that a refused call changes nothing. Only
+//! the metric values (at most `HPA_MAX_METRICS`) are converted, into an array on the stack.
 
-use core::mem::{align_of, size_of, MaybeUninit};
-
-use hpa::input::{Container, ContainerUsage, ReadyCondition, ResourceRequest};
+use hpa::input::MetricValuesOf;
 use hpa::spec::MetricSourceType;
-use hpa::{Duration, Instant, MetricValues, Observation, Pod, PodSamples, Quantity, Sample};
+use hpa::Instant;
 
-use crate::enums::{self, hpa_values_kind};
+use crate::enums::{self, hpa_pod_phase, hpa_ready, hpa_values_kind};
 use crate::error::{Detail, Fault};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::status::hpa_status;
-use crate::{HPA_DEFAULT_SAMPLE_WINDOW_MS, HPA_MAX_METRICS, HPA_WORKSPACE_ELEMENT_SIZE};
+use crate::view::{checked_pods, checked_samples, CObservation, PodIn, SampleIn};
+use crate::HPA_MAX_METRICS;
 
 /// A resource request, e.g. `cpu: 500m` is `{ HPA_STR("cpu"), 500 }`.
 #[repr(C)]
@@ -166,178 +165,16 @@ pub struct hpa_observation {
     pub metrics_len: usize,
 }
 
-/// Where converted arrays go: a measuring pass counts bytes, a filling pass writes them.
-pub(crate) trait Arena<'w> {
-    /// Room for `n` values of `T`: `Some` when filling, `None` when measuring.
-    fn alloc<T>(&mut self, n: usize) -> Result<Option<&'w mut [MaybeUninit<T>]>, Fault>;
+/// The values of one metric as the engine reads them.
+type CMetricValues<'a> = MetricValuesOf<'a, SampleIn<'a>, SampleIn<'a>>;
 
-    /// What the call writes while the conversion reads its inputs (the workspace among
-    /// them, when filling): every input read must be apart from it.
-    fn outputs(&self) -> &Outputs;
-}
-
-/// The alignment of every allocation, enough for every converted type.
-pub(crate) const ARENA_ALIGN: usize = 16;
-
-const _: () = {
-    assert!(align_of::<Pod<'static>>() <= ARENA_ALIGN);
-    assert!(align_of::<Container<'static>>() <= ARENA_ALIGN);
-    assert!(align_of::<ResourceRequest<'static>>() <= ARENA_ALIGN);
-    assert!(align_of::<Option<Sample<'static>>>() <= ARENA_ALIGN);
-    assert!(align_of::<Sample<'static>>() <= ARENA_ALIGN);
-    assert!(align_of::<ContainerUsage<'static>>() <= ARENA_ALIGN);
-    // `HPA_WORKSPACE_BYTES` bounds each converted element (plus its share of padding).
-    assert!(size_of::<Pod<'static>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-    assert!(size_of::<Container<'static>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-    assert!(size_of::<ResourceRequest<'static>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-    assert!(size_of::<Option<Sample<'static>>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-    assert!(size_of::<Sample<'static>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-    assert!(size_of::<ContainerUsage<'static>>() + ARENA_ALIGN <= HPA_WORKSPACE_ELEMENT_SIZE);
-};
-
-/// Bytes an allocation of `n` values of `T` takes, padded to [`ARENA_ALIGN`].
-fn padded_bytes<T>(n: usize) -> Option<usize> {
-    n.checked_mul(size_of::<T>())?
-        .checked_add(ARENA_ALIGN - 1)
-        .map(|b| b & !(ARENA_ALIGN - 1))
-}
-
-fn overflow() -> Fault {
-    Fault::new(hpa_status::TooLarge, Detail::Overflow)
-}
-
-/// The measuring pass: sums the padded sizes.
-#[derive(Default)]
-pub(crate) struct Measure {
-    bytes: usize,
-}
-
-impl Measure {
-    /// The workspace size the filling pass needs (0 when it allocates nothing; otherwise the
-    /// sum plus room to align the workspace's start).
-    pub(crate) fn needed(&self) -> Result<usize, Fault> {
-        if self.bytes == 0 {
-            Ok(0)
-        } else {
-            self.bytes.checked_add(ARENA_ALIGN - 1).ok_or_else(overflow)
-        }
-    }
-}
-
-impl<'w> Arena<'w> for Measure {
-    fn alloc<T>(&mut self, n: usize) -> Result<Option<&'w mut [MaybeUninit<T>]>, Fault> {
-        let b = padded_bytes::<T>(n).ok_or_else(overflow)?;
-        self.bytes = self.bytes.checked_add(b).ok_or_else(overflow)?;
-        Ok(None)
-    }
-
-    fn outputs(&self) -> &Outputs {
-        &Outputs::NONE
-    }
-}
-
-/// The filling pass: a bump allocator over the caller's workspace.
-pub(crate) struct Bump<'w> {
-    next: *mut u8,
-    remaining: usize,
-    outputs: Outputs,
-    _workspace: core::marker::PhantomData<&'w mut [u8]>,
-}
-
-impl<'w> Bump<'w> {
-    /// An arena over `len` bytes at `base`, for a call that writes `outputs` (the workspace
-    /// among them).
-    ///
-    /// # Safety
-    ///
-    /// When `len > 0`, `base` must be valid for writes of `len` bytes for `'w`, and nothing
-    /// else may access them during `'w`.
-    pub(crate) unsafe fn new(base: *mut u8, len: usize, outputs: Outputs) -> Bump<'w> {
-        let empty = Bump {
-            next: base,
-            remaining: 0,
-            outputs,
-            _workspace: core::marker::PhantomData,
-        };
-        if base.is_null() {
-            return empty;
-        }
-        let misalignment = (base as usize) % ARENA_ALIGN;
-        let skip = (ARENA_ALIGN - misalignment) % ARENA_ALIGN;
-        if skip > len {
-            return empty;
-        }
-        Bump {
-            // SAFETY: `skip <= len`, inside the workspace.
-            next: unsafe { base.add(skip) },
-            remaining: len - skip,
-            ..empty
-        }
-    }
-}
-
-impl<'w> Arena<'w> for Bump<'w> {
-    fn alloc<T>(&mut self, n: usize) -> Result<Option<&'w mut [MaybeUninit<T>]>, Fault> {
-        if n == 0 {
-            return Ok(Some(&mut []));
-        }
-        let bytes = padded_bytes::<T>(n).ok_or_else(overflow)?;
-        if bytes > self.remaining {
-            return Err(Fault::new(
-                hpa_status::BufferTooSmall,
-                Detail::Buffer(self.remaining, bytes),
-            ));
-        }
-        let start = self.next;
-        // SAFETY: `bytes <= remaining`: the new position stays inside the workspace.
-        self.next = unsafe { self.next.add(bytes) };
-        self.remaining -= bytes;
-        // SAFETY: `start` is aligned to ARENA_ALIGN >= align_of::<T>() (asserted above for
-        // every converted type), the `n * size_of::<T>()` bytes after it are inside the
-        // workspace, exclusively ours for 'w, and MaybeUninit needs no initialization.
-        Ok(Some(unsafe {
-            core::slice::from_raw_parts_mut(start.cast::<MaybeUninit<T>>(), n)
-        }))
-    }
-
-    fn outputs(&self) -> &Outputs {
-        &self.outputs
-    }
-}
-
-/// Converts each element of `src` into a slice from the arena (empty when measuring: the
-/// values are still computed, so that they are checked).
-fn convert_slice<'a, A: Arena<'a>, S, T>(
-    arena: &mut A,
-    src: &'a [S],
-    mut convert: impl FnMut(&mut A, usize, &'a S) -> Result<T, Fault>,
-) -> Result<&'a [T], Fault> {
-    match arena.alloc::<T>(src.len())? {
-        None => {
-            for (i, s) in src.iter().enumerate() {
-                convert(arena, i, s)?;
-            }
-            Ok(&[])
-        }
-        Some(memory) => {
-            for (i, (slot, s)) in memory.iter_mut().zip(src).enumerate() {
-                slot.write(convert(arena, i, s)?);
-            }
-            let (ptr, len) = (memory.as_ptr().cast::<T>(), memory.len());
-            // SAFETY: every element was written above (`memory` has `src.len()` elements);
-            // the memory stays borrowed for 'a.
-            Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
-        }
-    }
-}
-
-/// The converted observation: views into the caller's data and the workspace.
+/// The checked observation: the caller's arrays, read in place.
 pub(crate) struct Views<'a> {
     now: Instant,
     replicas: i32,
     status_replicas: i32,
-    pods: &'a [Pod<'a>],
-    metrics: [MetricValues<'a>; HPA_MAX_METRICS],
+    pods: &'a [PodIn<'a>],
+    metrics: [CMetricValues<'a>; HPA_MAX_METRICS],
     metrics_len: usize,
     /// The bitwise or of every sample, container usage and request value: negative when
     /// one of them is.
@@ -346,8 +183,8 @@ pub(crate) struct Views<'a> {
 
 impl<'a> Views<'a> {
     /// The observation as the core takes it.
-    pub(crate) fn observation(&self) -> Observation<'_> {
-        Observation {
+    pub(crate) fn observation(&self) -> CObservation<'_> {
+        CObservation {
             now: self.now,
             replicas: self.replicas,
             status_replicas: self.status_replicas,
@@ -376,128 +213,151 @@ fn non_negative(v: i32, field: &'static str) -> Result<i32, Fault> {
     }
 }
 
+/// Checks a list of requests.
+///
 /// # Safety
 ///
 /// `requests` must point to `len` live requests (when `len > 0` and not NULL), whose strings
-/// are live, for 'a.
-unsafe fn requests<'a, A: Arena<'a>>(
-    arena: &mut A,
+/// are live, for the call.
+unsafe fn requests(
+    outputs: &Outputs,
     (ptr, len): (*const hpa_resource_request, usize),
     name: &'static str,
     signs: &mut i64,
-) -> Result<&'a [ResourceRequest<'a>], Fault> {
+) -> Result<(), Fault> {
     // SAFETY: the caller's contract.
-    let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at(name))?;
-    convert_slice(arena, list, |arena, i, r| {
+    let list = unsafe { outputs.slice(ptr, len) }.map_err(|f| f.at(name))?;
+    for (i, r) in list.iter().enumerate() {
         *signs |= r.milli;
-        Ok(ResourceRequest {
-            // SAFETY: the caller's contract.
-            resource: unsafe { arena.outputs().string(r.resource) }
-                .map_err(|f| f.at("resource").at_index(name, i))?,
-            quantity: Quantity::from_milli(r.milli),
-        })
-    })
+        // SAFETY: the caller's contract.
+        unsafe { outputs.string(r.resource) }.map_err(|f| f.at("resource").at_index(name, i))?;
+    }
+    Ok(())
 }
 
+/// Checks a pod's containers.
+///
 /// # Safety
 ///
 /// As [`requests`], for the containers and their requests.
-unsafe fn containers<'a, A: Arena<'a>>(
-    arena: &mut A,
+unsafe fn containers(
+    outputs: &Outputs,
     (ptr, len): (*const hpa_container, usize),
     signs: &mut i64,
-) -> Result<&'a [Container<'a>], Fault> {
+) -> Result<(), Fault> {
     // SAFETY: the caller's contract.
-    let list = unsafe { arena.outputs().slice(ptr, len) }.map_err(|f| f.at("containers"))?;
-    convert_slice(arena, list, |arena, i, c| {
+    let list = unsafe { outputs.slice(ptr, len) }.map_err(|f| f.at("containers"))?;
+    for (i, c) in list.iter().enumerate() {
         let at = |f: Fault| f.at_index("containers", i);
-        Ok(Container {
-            // SAFETY: the caller's contract.
-            name: unsafe { arena.outputs().string(c.name) }.map_err(|f| at(f.at("name")))?,
-            kind: raw::known(c.kind, enums::container_kind).map_err(|f| at(f.at("kind")))?,
-            // SAFETY: the caller's contract.
-            requests: unsafe { requests(arena, (c.requests, c.requests_len), "requests", signs) }
-                .map_err(at)?,
-        })
-    })
+        // SAFETY: the caller's contract.
+        unsafe { outputs.string(c.name) }.map_err(|f| at(f.at("name")))?;
+        raw::known(c.kind, enums::container_kind).map_err(|f| at(f.at("kind")))?;
+        // SAFETY: the caller's contract.
+        unsafe { requests(outputs, (c.requests, c.requests_len), "requests", signs) }
+            .map_err(at)?;
+    }
+    Ok(())
 }
 
-/// The previous pod's array and its conversion, reused by the next pod when it points to the
-/// same array.
-struct Shared<'a, C, R: 'a> {
-    source: Option<(*const C, usize)>,
-    converted: R,
-    _lifetime: core::marker::PhantomData<&'a ()>,
-}
-
+/// Checks one pod, in the order of its fields' faults (the first one found is reported).
+/// `shared` is the previous pod's container and pod-level request arrays: the same arrays
+/// again (pods of one template) were checked with it.
+///
 /// # Safety
 ///
-/// Every pointer reachable from `pods` must be live for 'a.
-unsafe fn pods<'a, A: Arena<'a>>(
-    arena: &mut A,
-    list: &'a [hpa_pod],
+/// Every pointer reachable from `p` must be live for the call.
+unsafe fn pod(
+    outputs: &Outputs,
+    p: &hpa_pod,
+    shared: &mut Option<(
+        *const hpa_container,
+        usize,
+        *const hpa_resource_request,
+        usize,
+    )>,
     signs: &mut i64,
-) -> Result<&'a [Pod<'a>], Fault> {
-    let mut shared_containers: Shared<'a, hpa_container, &'a [Container<'a>]> = Shared {
-        source: None,
-        converted: &[],
-        _lifetime: core::marker::PhantomData,
+) -> Result<(), Fault> {
+    raw::known(p.ready, enums::ready).map_err(|f| f.at("ready"))?;
+    raw::flag(p.has_ready_transition).map_err(|f| f.at("has_ready_transition"))?;
+    let (previous_containers, previous_requests) = match *shared {
+        Some((c, c_len, r, r_len)) => (Some((c, c_len)), Some((r, r_len))),
+        None => (None, None),
     };
-    let mut shared_requests: Shared<'a, hpa_resource_request, Option<&'a [ResourceRequest<'a>]>> =
-        Shared {
-            source: None,
-            converted: None,
-            _lifetime: core::marker::PhantomData,
-        };
-    convert_slice(arena, list, |arena, i, p| {
-        let at = |f: Fault| f.at_index("pods", i);
-        let status = raw::known(p.ready, enums::ready).map_err(|f| at(f.at("ready")))?;
-        let transition = raw::when(p.has_ready_transition, Instant(p.ready_transition_ms))
-            .map_err(|f| at(f.at("has_ready_transition")))?;
-        let key = (p.containers, p.containers_len);
-        if shared_containers.source != Some(key) {
-            // SAFETY: the caller's contract.
-            shared_containers.converted = unsafe { containers(arena, key, signs) }.map_err(at)?;
-            shared_containers.source = Some(key);
-        }
-        let key = (p.pod_requests, p.pod_requests_len);
-        if shared_requests.source != Some(key) {
-            shared_requests.converted = if p.pod_requests.is_null() && p.pod_requests_len == 0 {
-                None
-            } else {
-                // SAFETY: the caller's contract.
-                Some(unsafe { requests(arena, key, "pod_requests", signs) }.map_err(at)?)
-            };
-            shared_requests.source = Some(key);
-        }
-        Ok(Pod {
-            // SAFETY: the caller's contract.
-            name: unsafe { arena.outputs().string(p.name) }.map_err(|f| at(f.at("name")))?,
-            phase: raw::known(p.phase, enums::pod_phase).map_err(|f| at(f.at("phase")))?,
-            ready: status.map(|status| ReadyCondition {
-                status,
-                last_transition: transition,
-            }),
-            start_time: raw::when(p.has_start_time, Instant(p.start_time_ms))
-                .map_err(|f| at(f.at("has_start_time")))?,
-            deleted: raw::flag(p.deleted).map_err(|f| at(f.at("deleted")))?,
-            containers: shared_containers.converted,
-            requests: shared_requests.converted,
-        })
-    })
+    let key = (p.containers, p.containers_len);
+    if previous_containers != Some(key) {
+        // SAFETY: the caller's contract.
+        unsafe { containers(outputs, key, signs) }?;
+    }
+    let requests_key = (p.pod_requests, p.pod_requests_len);
+    if previous_requests != Some(requests_key)
+        && !(p.pod_requests.is_null() && p.pod_requests_len == 0)
+    {
+        // SAFETY: the caller's contract.
+        unsafe { requests(outputs, requests_key, "pod_requests", signs) }?;
+    }
+    *shared = Some((key.0, key.1, requests_key.0, requests_key.1));
+    // SAFETY: the caller's contract.
+    unsafe { outputs.string(p.name) }.map_err(|f| f.at("name"))?;
+    raw::known(p.phase, enums::pod_phase).map_err(|f| f.at("phase"))?;
+    raw::flag(p.has_start_time).map_err(|f| f.at("has_start_time"))?;
+    raw::flag(p.deleted).map_err(|f| f.at("deleted"))?;
+    Ok(())
 }
 
+/// Checks the pods.
+///
 /// # Safety
 ///
-/// The sample's container usages and their names must be live for 'a when read.
-unsafe fn sample<'a, A: Arena<'a>>(
-    arena: &mut A,
-    s: &'a hpa_sample,
-    (now, with_containers): (Instant, bool),
+/// Every pointer reachable from `list` must be live for the call.
+unsafe fn pods(outputs: &Outputs, list: &[hpa_pod], signs: &mut i64) -> Result<(), Fault> {
+    let mut shared = None;
+    for (i, p) in list.iter().enumerate() {
+        // The common pod (enumerations and flags in range, the previous pod's arrays) has
+        // only its name left to check; any other takes every check, in field order, so that
+        // the fault reported is the same.
+        let plain = p.ready <= hpa_ready::Unknown as u32
+            && p.phase <= hpa_pod_phase::Unknown as u32
+            && (p.has_ready_transition | p.has_start_time | p.deleted) <= 1
+            && shared
+                == Some((
+                    p.containers,
+                    p.containers_len,
+                    p.pod_requests,
+                    p.pod_requests_len,
+                ));
+        // SAFETY: the caller's contract.
+        if plain && unsafe { outputs.plain_string(p.name) } {
+            continue;
+        }
+        let checked = if plain {
+            // SAFETY: the caller's contract.
+            unsafe { outputs.string(p.name) }
+                .map(drop)
+                .map_err(|f| f.at("name"))
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { pod(outputs, p, &mut shared, signs) }
+        };
+        checked.map_err(|f| f.at_index("pods", i))?;
+    }
+    Ok(())
+}
+
+/// Checks one sample (`present`, for a per-pod slot, is checked by the caller), with its
+/// container usages when `with_containers` (ContainerResource metrics).
+///
+/// # Safety
+///
+/// The sample's container usages and their names must be live for the call when
+/// `with_containers`.
+unsafe fn sample(
+    outputs: &Outputs,
+    s: &hpa_sample,
+    with_containers: bool,
     signs: &mut i64,
-) -> Result<Sample<'a>, Fault> {
+) -> Result<(), Fault> {
     *signs |= s.milli;
-    let window = match raw::when(s.has_window, s.window_ms).map_err(|f| f.at("has_window"))? {
+    match raw::when(s.has_window, s.window_ms).map_err(|f| f.at("has_window"))? {
         Some(ms) if ms < 0 => {
             return Err(Fault::new(
                 hpa_status::OutOfRange,
@@ -505,33 +365,21 @@ unsafe fn sample<'a, A: Arena<'a>>(
             )
             .at("window_ms"))
         }
-        Some(ms) => Duration::from_millis(ms),
-        None => Duration::from_millis(HPA_DEFAULT_SAMPLE_WINDOW_MS),
-    };
-    let containers = if with_containers {
+        _ => {}
+    }
+    if with_containers {
         // SAFETY: the caller's contract.
-        let list = unsafe { arena.outputs().slice(s.containers, s.containers_len) }
+        let list = unsafe { outputs.slice(s.containers, s.containers_len) }
             .map_err(|f| f.at("containers"))?;
-        convert_slice(arena, list, |arena, i, c| {
+        for (i, c) in list.iter().enumerate() {
             *signs |= c.milli;
-            Ok(ContainerUsage {
-                // SAFETY: the caller's contract.
-                name: unsafe { arena.outputs().string(c.name) }
-                    .map_err(|f| f.at("name").at_index("containers", i))?,
-                milli: c.milli,
-            })
-        })?
-    } else {
-        &[]
-    };
-    Ok(Sample {
-        milli: s.milli,
-        timestamp: raw::when(s.has_timestamp, Instant(s.timestamp_ms))
-            .map_err(|f| f.at("has_timestamp"))?
-            .unwrap_or(now),
-        window,
-        containers,
-    })
+            // SAFETY: the caller's contract.
+            unsafe { outputs.string(c.name) }
+                .map_err(|f| f.at("name").at_index("containers", i))?;
+        }
+    }
+    raw::flag(s.has_timestamp).map_err(|f| f.at("has_timestamp"))?;
+    Ok(())
 }
 
 fn source_name(source: Option<MetricSourceType>) -> &'static str {
@@ -548,12 +396,12 @@ fn source_name(source: Option<MetricSourceType>) -> &'static str {
 /// # Safety
 ///
 /// Every pointer reachable from `v` must be live for 'a.
-unsafe fn metric_values<'a, A: Arena<'a>>(
-    arena: &mut A,
+unsafe fn metric_values<'a>(
+    outputs: &Outputs,
     v: &'a hpa_metric_values,
-    (source, pods_len, now): (Option<MetricSourceType>, usize, Instant),
+    (source, pods_len): (Option<MetricSourceType>, usize),
     signs: &mut i64,
-) -> Result<MetricValues<'a>, Fault> {
+) -> Result<CMetricValues<'a>, Fault> {
     let kind = raw::known(v.kind, enums::values_kind).map_err(|f| f.at("kind"))?;
     let fits = match kind {
         hpa_values_kind::Error => true,
@@ -594,23 +442,29 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
             }
             let with_containers = source == Some(MetricSourceType::ContainerResource);
             // SAFETY: the caller's contract.
-            let list = unsafe { arena.outputs().slice(v.samples, v.samples_len) }
-                .map_err(|f| f.at("samples"))?;
-            let per_pod = convert_slice(arena, list, |arena, i, s| {
+            let per_pod =
+                unsafe { outputs.slice(v.samples, v.samples_len) }.map_err(|f| f.at("samples"))?;
+            for (i, s) in per_pod.iter().enumerate() {
+                // The common sample (flags in range, no window or one not negative, no usages
+                // to check) needs no more; any other takes every check, in field order.
+                if !with_containers
+                    && (s.present | s.has_window | s.has_timestamp) <= 1
+                    && (s.has_window == 0 || s.window_ms >= 0)
+                {
+                    // Its value counts when it is present (`present` is 0 or 1 here).
+                    *signs |= s.milli & i64::from(s.present).wrapping_neg();
+                    continue;
+                }
                 let at = |f: Fault| f.at_index("samples", i);
                 if raw::flag(s.present).map_err(|f| at(f.at("present")))? {
                     // SAFETY: the caller's contract.
-                    unsafe { sample(arena, s, (now, with_containers), signs) }
-                        .map(Some)
-                        .map_err(at)
-                } else {
-                    Ok(None)
+                    unsafe { sample(outputs, s, with_containers, signs) }.map_err(at)?;
                 }
-            })?;
+            }
             // SAFETY: the caller's contract.
-            let list = unsafe { arena.outputs().slice(v.orphans, v.orphans_len) }
-                .map_err(|f| f.at("orphans"))?;
-            let orphans = convert_slice(arena, list, |arena, i, s| {
+            let orphans =
+                unsafe { outputs.slice(v.orphans, v.orphans_len) }.map_err(|f| f.at("orphans"))?;
+            for (i, s) in orphans.iter().enumerate() {
                 let at = |f: Fault| f.at_index("orphans", i);
                 if s.present != 1 {
                     return Err(at(Fault::new(
@@ -620,32 +474,38 @@ unsafe fn metric_values<'a, A: Arena<'a>>(
                     .at("present")));
                 }
                 // SAFETY: the caller's contract.
-                unsafe { sample(arena, s, (now, with_containers), signs) }.map_err(at)
-            })?;
-            MetricValues::Pods(PodSamples { per_pod, orphans })
+                unsafe { sample(outputs, s, with_containers, signs) }.map_err(at)?;
+            }
+            // SAFETY: every sample was checked above, for this call and against `outputs`
+            // (the usages of a ContainerResource metric's samples included).
+            let (per_pod, orphans) =
+                unsafe { (checked_samples(per_pod), checked_samples(orphans)) };
+            MetricValuesOf::Pods(hpa::input::PodSamplesOf { per_pod, orphans })
         }
-        hpa_values_kind::Object => MetricValues::Object(v.value_milli),
+        hpa_values_kind::Object => MetricValuesOf::Object(v.value_milli),
         hpa_values_kind::External => {
             // SAFETY: the caller's contract.
-            let values = unsafe { arena.outputs().slice(v.values_milli, v.values_len) };
-            MetricValues::External(values.map_err(|f| f.at("values_milli"))?)
+            let values = unsafe { outputs.slice(v.values_milli, v.values_len) };
+            MetricValuesOf::External(values.map_err(|f| f.at("values_milli"))?)
         }
         hpa_values_kind::Error => {
             // SAFETY: the caller's contract.
-            let text = unsafe { arena.outputs().string(v.error) };
-            MetricValues::Error(text.map_err(|f| f.at("error"))?)
+            let text = unsafe { outputs.string(v.error) };
+            MetricValuesOf::Error(text.map_err(|f| f.at("error"))?)
         }
     })
 }
 
-/// Converts an observation for metrics of the given (defaulted) source types, refusing an
-/// input array that overlaps what the call writes (`arena.outputs()`).
+/// Checks an observation for metrics of the given (defaulted) source types, refusing an
+/// input array that overlaps what the call writes (`outputs`), and gives it as the engine
+/// reads it.
 ///
 /// # Safety
 ///
-/// Every pointer reachable from `obs` must point to live data of the stated length for 'a.
-pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
-    arena: &mut A,
+/// Every pointer reachable from `obs` must point to live data of the stated length for 'a,
+/// unchanged during 'a.
+pub(crate) unsafe fn check<'a>(
+    outputs: &Outputs,
     obs: &'a hpa_observation,
     sources: &[Option<MetricSourceType>],
 ) -> Result<Views<'a>, Fault> {
@@ -659,10 +519,10 @@ pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
     };
     // SAFETY: the caller's contract.
     let pod_list =
-        unsafe { arena.outputs().slice(obs.pods, obs.pods_len) }.map_err(|f| at(f.at("pods")))?;
+        unsafe { outputs.slice(obs.pods, obs.pods_len) }.map_err(|f| at(f.at("pods")))?;
     // SAFETY: the caller's contract.
-    let values = unsafe { arena.outputs().slice(obs.metrics, obs.metrics_len) }
-        .map_err(|f| at(f.at("metrics")))?;
+    let values =
+        unsafe { outputs.slice(obs.metrics, obs.metrics_len) }.map_err(|f| at(f.at("metrics")))?;
     if values.len() != sources.len() {
         return Err(at(Fault::new(
             hpa_status::LengthMismatch,
@@ -674,21 +534,21 @@ pub(crate) unsafe fn convert<'a, A: Arena<'a>>(
         )
         .at("metrics_len")));
     }
-    let now = Instant(obs.now_ms);
     let mut signs = 0;
     // SAFETY: the caller's contract.
-    let converted_pods = unsafe { pods(arena, pod_list, &mut signs) }.map_err(at)?;
-    let mut metrics = [MetricValues::Object(0); HPA_MAX_METRICS];
+    unsafe { pods(outputs, pod_list, &mut signs) }.map_err(at)?;
+    let mut metrics = [MetricValuesOf::Object(0); HPA_MAX_METRICS];
     for (i, ((slot, v), source)) in metrics.iter_mut().zip(values).zip(sources).enumerate() {
         // SAFETY: the caller's contract.
-        *slot = unsafe { metric_values(arena, v, (*source, pod_list.len(), now), &mut signs) }
+        *slot = unsafe { metric_values(outputs, v, (*source, pod_list.len()), &mut signs) }
             .map_err(|f| at(f.at_index("metrics", i)))?;
     }
     Ok(Views {
-        now,
+        now: Instant(obs.now_ms),
         replicas,
         status_replicas,
-        pods: converted_pods,
+        // SAFETY: every pod was checked above, for this call and against `outputs`.
+        pods: unsafe { checked_pods(pod_list) },
         metrics,
         metrics_len: values.len().min(HPA_MAX_METRICS),
         signs,

@@ -6,25 +6,34 @@
 
 use super::pass::{same_pod_level, Form};
 use crate::arith::Sum;
-use crate::input::{Container, Pod, ResourceRequest, Sample};
-use crate::pods::{plainly_ready, pod_request, Grouping, RequestError};
+use crate::input::{ContainerView, PodSource, PodView, RequestView, SampleSlot, SampleView};
+use crate::pods::{plainly_ready, request_of, Grouping, RequestError};
 
 /// The fast form's state.
-#[derive(Default)]
-pub(super) struct Fast<'a> {
+pub(super) struct Fast<'a, S: PodSource<'a>> {
     /// The last successful request, reused while consecutive pods share their container and
     /// pod-level request slices or hold equal ones (pods of one template, as callers that build
     /// their pods from one spec pass them). Equal inputs, equal request: the result is exact.
-    cached: Option<CachedRequest<'a>>,
+    cached: Option<CachedRequest<'a, S::Pod>>,
     /// Σ of ready pods' values and requests (fewer than 2^63 terms below 2^63 in magnitude:
     /// they cannot overflow).
     sums: (i128, i128),
 }
 
-impl<'a> Form<'a> for Fast<'a> {
+// By hand: a derive would ask `S: Default` of the layout, which is only a name.
+impl<'a, S: PodSource<'a>> Default for Fast<'a, S> {
+    fn default() -> Self {
+        Fast {
+            cached: None,
+            sums: (0, 0),
+        }
+    }
+}
+
+impl<'a, S: PodSource<'a>> Form<'a, S> for Fast<'a, S> {
     fn ready_run(
         &mut self,
-        (pods, slots): (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
+        (pods, slots): (&'a [S::Pod], &'a [S::Slot]),
         container: Option<&str>,
         requests: Option<&str>,
         readiness: &Grouping,
@@ -37,7 +46,7 @@ impl<'a> Form<'a> for Fast<'a> {
                 None => Some(None),
             };
             if let Some(key) = key {
-                return ready_run((pods, slots), key, readiness, &mut self.sums);
+                return ready_run::<S>((pods, slots), key, readiness, &mut self.sums);
             }
         }
         0
@@ -45,19 +54,19 @@ impl<'a> Form<'a> for Fast<'a> {
 
     fn request(
         &mut self,
-        pod: &'a Pod<'a>,
+        pod: &'a S::Pod,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>> {
         if let Some((containers, pod_level, milli)) = self.cached {
-            if same_containers(containers, pod.containers, container.is_some())
-                && same_pod_level(pod_level, pod.requests)
+            if same_containers(containers, pod.containers(), container.is_some())
+                && same_pod_level(pod_level, pod.requests())
             {
                 return Ok(milli);
             }
         }
-        let milli = pod_request(pod, container, resource)?;
-        self.cached = Some((pod.containers, pod.requests, milli));
+        let milli = request_of(pod, container, resource)?;
+        self.cached = Some((pod.containers(), pod.requests(), milli));
         Ok(milli)
     }
 
@@ -72,29 +81,33 @@ impl<'a> Form<'a> for Fast<'a> {
 }
 
 /// Container slice, pod-level request slice, and the request they give.
-type CachedRequest<'a> = (&'a [Container<'a>], Option<&'a [ResourceRequest<'a>]>, i64);
+type CachedRequest<'a, P> = (
+    &'a [<P as PodView<'a>>::Container],
+    Option<&'a [<P as PodView<'a>>::Request]>,
+    i64,
+);
 
 /// The same container slice, or slices equal in everything a request depends on (the
 /// comparison costs less than the request it saves): kinds, names when one container is named,
 /// and request names and quantities. Equal inputs, equal request.
-fn same_containers(a: &[Container<'_>], b: &[Container<'_>], named: bool) -> bool {
+fn same_containers<'a, C: ContainerView<'a>>(a: &[C], b: &[C], named: bool) -> bool {
     core::ptr::eq(a, b) || equal_containers(a, b, named)
 }
 
-fn equal_containers(a: &[Container<'_>], b: &[Container<'_>], named: bool) -> bool {
+fn equal_containers<'a, C: ContainerView<'a>>(a: &[C], b: &[C], named: bool) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
-            x.kind == y.kind
-                && (!named || crate::pods::same(x.name, y.name))
-                && equal_requests(x.requests, y.requests)
+            x.kind() == y.kind()
+                && (!named || crate::pods::same(x.name(), y.name()))
+                && equal_requests(x.requests(), y.requests())
         })
 }
 
-fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool {
+fn equal_requests<'a, R: RequestView<'a>>(a: &[R], b: &[R]) -> bool {
     core::ptr::eq(a, b)
         || (a.len() == b.len()
             && a.iter().zip(b).all(|(x, y)| {
-                crate::pods::same(x.resource, y.resource) && x.quantity == y.quantity
+                crate::pods::same(x.resource(), y.resource()) && x.quantity() == y.quantity()
             }))
 }
 
@@ -104,17 +117,17 @@ fn equal_requests(a: &[ResourceRequest<'_>], b: &[ResourceRequest<'_>]) -> bool 
 /// Returns its length. No calls in the loop on the usual path (the same template):
 /// its state stays in registers.
 #[inline(never)]
-fn ready_run<'a>(
-    rest: (&[Pod<'a>], &[Option<Sample<'a>>]),
-    cached: Option<CachedRequest<'a>>,
+fn ready_run<'a, S: PodSource<'a>>(
+    rest: (&[S::Pod], &[S::Slot]),
+    cached: Option<CachedRequest<'a, S::Pod>>,
     readiness: &Grouping,
     wide: &mut (i128, i128),
 ) -> usize {
     // One loop for each rule, with its checks inside only.
     let (n, values) = match readiness.settled_by() {
         None => return 0,
-        Some(None) => run_values(rest, cached, None),
-        Some(Some(cutoff)) => run_values(rest, cached, Some(cutoff)),
+        Some(None) => run_values::<S>(rest, cached, None),
+        Some(Some(cutoff)) => run_values::<S>(rest, cached, Some(cutoff)),
     };
     // Each of the run's requests is the cached one: n × request, exact in 128 bits.
     let request = cached.map_or(0, |(_, _, milli)| milli);
@@ -127,28 +140,28 @@ fn ready_run<'a>(
 
 /// The length of [`ready_run`]'s run and the sum of its values.
 #[inline(always)]
-fn run_values<'a>(
-    (pods, slots): (&[Pod<'a>], &[Option<Sample<'a>>]),
-    cached: Option<CachedRequest<'a>>,
+fn run_values<'a, S: PodSource<'a>>(
+    (pods, slots): (&[S::Pod], &[S::Slot]),
+    cached: Option<CachedRequest<'a, S::Pod>>,
     settled_by: Option<i64>,
 ) -> (usize, i128) {
     let mut values = 0_i128;
     let mut n = 0_usize;
     for (pod, slot) in pods.iter().zip(slots.iter()) {
-        let Some(sample) = slot else {
+        let Some(sample) = slot.sample() else {
             break;
         };
         if !plainly_ready(pod, settled_by) {
             break;
         }
         if let Some((containers, pod_level, _)) = cached {
-            if !(same_containers(containers, pod.containers, false)
-                && same_pod_level(pod_level, pod.requests))
+            if !(same_containers(containers, pod.containers(), false)
+                && same_pod_level(pod_level, pod.requests()))
             {
                 break;
             }
         }
-        values = values.wrapping_add(i128::from(sample.milli));
+        values = values.wrapping_add(i128::from(sample.milli()));
         n = n.wrapping_add(1);
     }
     (n, values)
@@ -159,7 +172,8 @@ mod tests {
     extern crate std;
     use super::super::{pod_metric, CalcContext, PodTarget};
     use crate::arith::{self, Tolerances};
-    use crate::input::{Container, Observation, PodPhase, PodSamples, ResourceRequest, Sample};
+    use crate::input::{Container, Native, Observation, PodPhase, PodSamples};
+    use crate::input::{ResourceRequest, Sample};
     use crate::settings::Settings;
 
     /// The pod pass's two forms (128-bit sums and runs of ready pods on 64-bit targets,
@@ -285,8 +299,8 @@ mod tests {
                 PodTarget::Utilization(60)
             };
             assert_eq!(
-                pod_metric::<true>(&ctx, &samples, resource, None, target),
-                pod_metric::<false>(&ctx, &samples, resource, None, target),
+                pod_metric::<Native, true>(&ctx, &samples, resource, None, target),
+                pod_metric::<Native, false>(&ctx, &samples, resource, None, target),
                 "round {round}"
             );
         }

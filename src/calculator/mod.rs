@@ -21,7 +21,7 @@ pub use reading::Reading;
 pub(crate) use reading::{pod_reading, usage_reading};
 
 use crate::arith::Tolerances;
-use crate::input::{Observation, Sample};
+use crate::input::{ObservationOf, Pod, PodSource, Sample, SampleView, UsageView};
 use crate::pods::{Readiness, RequestError};
 use crate::settings::Settings;
 
@@ -80,11 +80,12 @@ pub struct Calculation {
     pub within_tolerance: bool,
 }
 
-/// Everything a calculator needs besides its metric's own values.
-#[derive(Clone, Copy, Debug)]
-pub struct CalcContext<'o, 'a> {
+/// Everything a calculator needs besides its metric's own values, for pods `P`, per-pod sample
+/// slots `T` and samples `O` (the core's own structs by default).
+#[derive(Debug)]
+pub struct CalcContext<'o, 'a, P = Pod<'a>, T = Option<Sample<'a>>, O = Sample<'a>> {
     /// The observation (pods, replica counts, time).
-    pub obs: &'o Observation<'a>,
+    pub obs: &'o ObservationOf<'a, P, T, O>,
     /// Controller settings (readiness periods, arithmetic mode).
     pub settings: &'o Settings,
     /// The HPA's tolerances.
@@ -93,14 +94,35 @@ pub struct CalcContext<'o, 'a> {
     pub current: i32,
 }
 
-impl CalcContext<'_, '_> {
+/// [`CalcContext`] of a layout.
+pub(crate) type Ctx<'o, 'a, S> = CalcContext<
+    'o,
+    'a,
+    <S as PodSource<'a>>::Pod,
+    <S as PodSource<'a>>::Slot,
+    <S as PodSource<'a>>::Sample,
+>;
+
+// By hand: derives would ask `Copy` of the element types, which the context only borrows.
+impl<P, T, O> Clone for CalcContext<'_, '_, P, T, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P, T, O> Copy for CalcContext<'_, '_, P, T, O> {}
+
+impl<P, T, O> CalcContext<'_, '_, P, T, O> {
     pub(crate) fn readiness(&self, cpu: bool) -> Readiness {
         readiness(self.obs, self.settings, cpu)
     }
 }
 
 /// The readiness rules of an evaluation (the cpu rules for a `cpu` metric).
-pub(crate) fn readiness(obs: &Observation<'_>, settings: &Settings, cpu: bool) -> Readiness {
+pub(crate) fn readiness<P, T, O>(
+    obs: &ObservationOf<'_, P, T, O>,
+    settings: &Settings,
+    cpu: bool,
+) -> Readiness {
     Readiness {
         cpu,
         cpu_initialization_period: settings.cpu_initialization_period,
@@ -110,14 +132,17 @@ pub(crate) fn readiness(obs: &Observation<'_>, settings: &Settings, cpu: bool) -
 }
 
 /// A sample's value for this metric: the named container's usage, or the pod's.
-pub(crate) fn sample_value(sample: &Sample<'_>, container: Option<&str>) -> Option<i64> {
+pub(crate) fn sample_value<'a, S: SampleView<'a>>(
+    sample: &S,
+    container: Option<&str>,
+) -> Option<i64> {
     match container {
-        None => Some(sample.milli),
+        None => Some(sample.milli()),
         Some(name) => sample
-            .containers
+            .containers()
             .iter()
-            .find(|c| crate::pods::same(c.name, name))
-            .map(|c| c.milli),
+            .find(|c| crate::pods::same(c.name(), name))
+            .map(|c| c.milli()),
     }
 }
 

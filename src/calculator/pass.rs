@@ -3,10 +3,10 @@
 //! and sums the ready pods is its [`Form`]: [`Plain`] here, [`super::fast::Fast`] on hosts.
 
 use super::ratio::percent_of;
-use super::{sample_value, CalcContext, CalcError};
+use super::{sample_value, CalcError, Ctx};
 use crate::arith::Sum;
-use crate::input::{Pod, PodSamples, ResourceRequest, Sample};
-use crate::pods::{group, plainly_ready, pod_request, Grouping, PodGroup, RequestError};
+use crate::input::{PodSamplesIn, PodSource, PodView, SampleSlot, SampleView};
+use crate::pods::{group, plainly_ready, request_of, Grouping, PodGroup, RequestError};
 
 /// Counts and sums of the pass over the pods.
 #[derive(Clone, Copy, Default)]
@@ -35,22 +35,22 @@ pub(super) struct PodPass<'a> {
 
 /// How the pass reads the pods' requests and sums the ready pods. Both forms give the same
 /// pass; [`crate::tuning::FAST_FORMS`] chooses which one an evaluation runs.
-pub(super) trait Form<'a>: Default {
+pub(super) trait Form<'a, S: PodSource<'a>>: Default {
     /// Called before the pass takes each pod: counts a run of pods from there on that the pass
     /// would count as ready into the sums at once, and returns its length (the pass skips
     /// them). `pods` and `slots` are those the pass has not taken yet.
     fn ready_run(
         &mut self,
-        pods: (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
+        pods: (&'a [S::Pod], &'a [S::Slot]),
         container: Option<&str>,
         requests: Option<&str>,
         readiness: &Grouping,
     ) -> usize;
 
-    /// `pod`'s request for `resource` ([`pod_request`]).
+    /// `pod`'s request for `resource` ([`crate::pods::pod_request`]).
     fn request(
         &mut self,
-        pod: &'a Pod<'a>,
+        pod: &'a S::Pod,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>>;
@@ -76,18 +76,30 @@ pub(super) trait Form<'a>: Default {
 // zeroing it then linked `__aeabi_memclr8` (158 bytes) beside the `__aeabi_memclr4` programs
 // link anyway.
 #[cfg_attr(not(target_pointer_width = "64"), repr(C, packed(4)))]
-#[derive(Default)]
-pub(super) struct Plain<'a> {
+pub(super) struct Plain<'a, S: PodSource<'a>> {
     values: Sum,
     requests: Sum,
     /// The last pod whose request was computed, and that request.
-    last: Option<(&'a Pod<'a>, i64)>,
+    last: Option<(&'a S::Pod, i64)>,
 }
 
-impl<'a> Form<'a> for Plain<'a> {
+// By hand: a derive would ask `S: Default` of the layout, which is only a name. Each field
+// `Default::default()`, as a derive writes them: `None` and `Sum::default()` spelled out made
+// the pass 40 bytes larger on a Cortex-M0.
+impl<'a, S: PodSource<'a>> Default for Plain<'a, S> {
+    fn default() -> Self {
+        Plain {
+            values: Default::default(),
+            requests: Default::default(),
+            last: Default::default(),
+        }
+    }
+}
+
+impl<'a, S: PodSource<'a>> Form<'a, S> for Plain<'a, S> {
     fn ready_run(
         &mut self,
-        (pods, slots): (&'a [Pod<'a>], &'a [Option<Sample<'a>>]),
+        (pods, slots): (&'a [S::Pod], &'a [S::Slot]),
         container: Option<&str>,
         requests: Option<&str>,
         readiness: &Grouping,
@@ -106,7 +118,7 @@ impl<'a> Form<'a> for Plain<'a> {
             // At most `u32::MAX` pods (all of them on 32-bit targets).
             let most = usize::try_from(u32::MAX).unwrap_or(usize::MAX);
             let pods = pods.get(..most).unwrap_or(pods);
-            let (run, values) = plain_run((pods, slots), last.map(|(pod, _)| pod), readiness);
+            let (run, values) = plain_run::<S>((pods, slots), last.map(|(pod, _)| pod), readiness);
             if run > 0 {
                 self.values.push(values);
                 let milli = last.map_or(0, |(_, milli)| milli);
@@ -120,7 +132,7 @@ impl<'a> Form<'a> for Plain<'a> {
 
     fn request(
         &mut self,
-        pod: &'a Pod<'a>,
+        pod: &'a S::Pod,
         container: Option<&'a str>,
         resource: &'a str,
     ) -> Result<i64, RequestError<'a>> {
@@ -130,7 +142,7 @@ impl<'a> Form<'a> for Plain<'a> {
             }
         }
         // An error is not kept: the next pod computes its own (it names its pod).
-        let milli = pod_request(pod, container, resource)?;
+        let milli = request_of(pod, container, resource)?;
         self.last = Some((pod, milli));
         Ok(milli)
     }
@@ -150,9 +162,9 @@ impl<'a> Form<'a> for Plain<'a> {
 /// sum of its values. It ends before the sum would leave the `i64` range, so it is exact in
 /// one word: the loop keeps its state in registers and calls nothing.
 #[inline(never)]
-fn plain_run<'a>(
-    (pods, slots): (&[Pod<'a>], &[Option<Sample<'a>>]),
-    last: Option<&Pod<'a>>,
+fn plain_run<'a, S: PodSource<'a>>(
+    (pods, slots): (&[S::Pod], &[S::Slot]),
+    last: Option<&S::Pod>,
     readiness: &Grouping,
 ) -> (usize, i64) {
     let Some(settled_by) = readiness.settled_by() else {
@@ -161,13 +173,13 @@ fn plain_run<'a>(
     let mut values = 0_i64;
     let mut n = 0_usize;
     for (pod, slot) in pods.iter().zip(slots) {
-        let Some(sample) = slot else {
+        let Some(sample) = slot.sample() else {
             break;
         };
         if !plainly_ready(pod, settled_by) || last.is_some_and(|l| !same_slices(l, pod)) {
             break;
         }
-        let Some(sum) = values.checked_add(sample.milli) else {
+        let Some(sum) = values.checked_add(sample.milli()) else {
             break;
         };
         values = sum;
@@ -179,15 +191,12 @@ fn plain_run<'a>(
 /// `b` has `a`'s container slice and pod-level request slice (the same ones, not equal ones):
 /// everything its request depends on. Inlined, so that [`plain_run`]'s loop calls nothing.
 #[inline(always)]
-fn same_slices(a: &Pod<'_>, b: &Pod<'_>) -> bool {
-    core::ptr::eq(a.containers, b.containers) && same_pod_level(a.requests, b.requests)
+fn same_slices<'a, P: PodView<'a>>(a: &P, b: &P) -> bool {
+    core::ptr::eq(a.containers(), b.containers()) && same_pod_level(a.requests(), b.requests())
 }
 
 /// The same pod-level request slice (or none on both sides).
-pub(super) fn same_pod_level(
-    a: Option<&[ResourceRequest<'_>]>,
-    b: Option<&[ResourceRequest<'_>]>,
-) -> bool {
+pub(super) fn same_pod_level<R>(a: Option<&[R]>, b: Option<&[R]>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => core::ptr::eq(a, b),
@@ -207,9 +216,9 @@ pub(super) fn same_pod_level(
 // Out of line on hosts (`crate::tuning::FAST_FORMS`), where the code after the pass otherwise
 // made the loop spill registers (about 5 % slower at 1,000 pods).
 #[cfg_attr(target_pointer_width = "64", inline(never))]
-pub(super) fn pod_pass<'a, F: Form<'a>>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
+pub(super) fn pod_pass<'a, S: PodSource<'a>, F: Form<'a, S>>(
+    ctx: &Ctx<'_, 'a, S>,
+    samples: &PodSamplesIn<'a, S>,
     container: Option<&'a str>,
     resource: Option<&'a str>,
     requests: Option<&'a str>,
@@ -226,7 +235,7 @@ pub(super) fn pod_pass<'a, F: Form<'a>>(
     let any = samples
         .per_pod
         .iter()
-        .flatten()
+        .filter_map(SampleSlot::sample)
         .chain(samples.orphans.iter())
         .next()
         .is_some();
@@ -275,9 +284,9 @@ pub(super) fn pod_pass<'a, F: Form<'a>>(
                 }
             },
         };
-        let (sample, value) = match slot {
+        let (sample, value) = match slot.sample() {
             Some(s) => match container {
-                None => (Some(s), s.milli),
+                None => (Some(s), s.milli()),
                 Some(_) => match sample_value(s, container) {
                     Some(v) => (Some(s), v),
                     None => (None, 0),
@@ -332,7 +341,8 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::input::{Container, ContainerKind, PodPhase};
+    use crate::input::{Container, ContainerKind, Native, Pod, PodPhase, ResourceRequest};
+    use crate::pods::pod_request;
     use crate::quantity::Quantity;
 
     /// [`plain_run`] takes the leading plainly ready pods with a sample and, with a last pod,
@@ -498,7 +508,7 @@ mod tests {
                 (Some("app"), "cpu"),
                 (Some("side"), "memory"),
             ] {
-                let mut form = Plain::default();
+                let mut form = Plain::<Native>::default();
                 for pod in &pods {
                     let last = form.last;
                     let got = form.request(pod, container, resource);

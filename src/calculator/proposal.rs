@@ -6,18 +6,18 @@ use core::cmp::Ordering;
 use super::fast::Fast;
 use super::pass::{pod_pass, Plain, PodPass};
 use super::ratio::{count, measure};
-use super::{CalcContext, CalcError, Calculation, PodTarget};
+use super::{CalcContext, CalcError, Calculation, Ctx, PodTarget};
 use crate::arith::{self, Ratio};
-use crate::input::{ConditionStatus, PodPhase, PodSamples};
+use crate::input::{ConditionStatus, PodPhase, PodSamplesIn, PodSource, PodView};
 
 /// The pod-based calculators: `GetResourceReplicas` (utilization targets,
 /// docs/spec/calculator.md#utilization) and `calcPlainMetricReplicas` (Resource/ContainerResource
 /// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
 /// `None` for Pods metrics. The pass over the pods runs in its fast form when `FAST`: the
 /// evaluation passes [`crate::tuning::FAST_FORMS`], the tests both.
-pub(crate) fn pod_metric<'a, const FAST: bool>(
-    ctx: &CalcContext<'_, 'a>,
-    samples: &PodSamples<'a>,
+pub(crate) fn pod_metric<'a, S: PodSource<'a>, const FAST: bool>(
+    ctx: &Ctx<'_, 'a, S>,
+    samples: &PodSamplesIn<'a, S>,
     resource: Option<&'a str>,
     container: Option<&'a str>,
     target: PodTarget,
@@ -26,7 +26,7 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
     // which is smaller on a Cortex-M0.
     let mut pass = PodPass::default();
     #[cfg(feature = "older-controllers")]
-    older::container_in_every_sample(ctx, samples, container)?;
+    older::container_in_every_sample::<S>(ctx, samples, container)?;
     // A missing pod is filled in below target with `fill`: utilization, its request ×
     // max(target, 100 %); an average, the target itself.
     let (requests, fill) = match (target, resource) {
@@ -35,9 +35,9 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
         (PodTarget::Average(milli), _) => (None, milli),
     };
     if FAST {
-        pod_pass::<Fast>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+        pod_pass::<S, Fast<'a, S>>(ctx, samples, container, resource, requests, fill, &mut pass)?;
     } else {
-        pod_pass::<Plain>(ctx, samples, container, resource, requests, fill, &mut pass)?;
+        pod_pass::<S, Plain<'a, S>>(ctx, samples, container, resource, requests, fill, &mut pass)?;
     }
     let entries = pass.ready.wrapping_add(pass.orphans);
     if entries == 0 {
@@ -107,8 +107,8 @@ pub(crate) fn pod_metric<'a, const FAST: bool>(
 /// count inside the band, else `ceil(ratio × count)`; after the `second` (steps i-k), also the
 /// current count when the ratio crossed 1 (the first ratio was `below` or `above` 1) or the
 /// proposal moved against the new ratio. The ratio by reference: either pass's, without a copy.
-fn proposal(
-    ctx: &CalcContext<'_, '_>,
+fn proposal<P, T, O>(
+    ctx: &CalcContext<'_, '_, P, T, O>,
     (below, above): (bool, bool),
     new_ratio: &Ratio,
     count: i64,
@@ -140,7 +140,7 @@ fn proposal(
 // Always inlined: out of line, its two calls cost 16 bytes more code on a Cortex-M0 without
 // the `exact` feature.
 #[inline(always)]
-fn within(ctx: &CalcContext<'_, '_>, ratio: Ratio) -> bool {
+fn within<P, T, O>(ctx: &CalcContext<'_, '_, P, T, O>, ratio: Ratio) -> bool {
     #[cfg(feature = "older-controllers")]
     if ctx.settings.controller.distance_tolerance() {
         return ratio.within_distance(&ctx.settings.tolerance);
@@ -150,7 +150,7 @@ fn within(ctx: &CalcContext<'_, '_>, ratio: Ratio) -> bool {
 
 /// The percent of its request a missing pod is filled in with below a utilization target:
 /// max(target, 100 %), or 100 % before 1.26 (docs/spec/releases.md#missing-pod-fill).
-fn missing_fill_percent(ctx: &CalcContext<'_, '_>, target_percent: i32) -> i64 {
+fn missing_fill_percent<P, T, O>(ctx: &CalcContext<'_, '_, P, T, O>, target_percent: i32) -> i64 {
     #[cfg(feature = "older-controllers")]
     if ctx.settings.controller.missing_pods_at_request() {
         return 100;
@@ -161,7 +161,7 @@ fn missing_fill_percent(ctx: &CalcContext<'_, '_>, target_percent: i32) -> i64 {
 }
 
 /// `getReadyPodsCount`: Running pods whose Ready condition is True (deleted ones included).
-fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a>> {
+fn ready_running_pods<'a, S: PodSource<'a>>(ctx: &Ctx<'_, 'a, S>) -> Result<i64, CalcError<'a>> {
     if ctx.obs.pods.is_empty() {
         return Err(CalcError::ReadyPodsNoPods);
     }
@@ -170,8 +170,8 @@ fn ready_running_pods<'a>(ctx: &CalcContext<'_, 'a>) -> Result<i64, CalcError<'a
         .pods
         .iter()
         .filter(|p| {
-            p.phase == PodPhase::Running
-                && p.ready.is_some_and(|r| r.status == ConditionStatus::True)
+            p.phase() == PodPhase::Running
+                && p.ready().is_some_and(|r| r.status == ConditionStatus::True)
         })
         .count();
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
@@ -214,8 +214,8 @@ pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
 /// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
 /// (`per_pod`, docs/spec/calculator.md#object-average-value,
 /// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
-pub(crate) fn usage_metric<'a>(
-    ctx: &CalcContext<'_, 'a>,
+pub(crate) fn usage_metric<'a, S: PodSource<'a>>(
+    ctx: &Ctx<'_, 'a, S>,
     values: Result<i64, &[i64]>,
     target_milli: i64,
     per_pod: bool,
@@ -246,7 +246,7 @@ pub(crate) fn usage_metric<'a>(
         // ceil.
         ratio.ceil_times(1)
     } else {
-        ratio.ceil_times(ready_running_pods(ctx)?)
+        ratio.ceil_times(ready_running_pods::<S>(ctx)?)
     };
     let raw_milli = if !per_pod {
         usage
@@ -266,17 +266,17 @@ pub(crate) fn usage_metric<'a>(
 /// The rules of older releases' metrics client (docs/spec/releases.md).
 #[cfg(feature = "older-controllers")]
 mod older {
-    use super::super::{sample_value, CalcContext, CalcError};
-    use crate::input::PodSamples;
+    use super::super::{sample_value, CalcError, Ctx};
+    use crate::input::{PodSamplesIn, PodSource, PodView, SampleSlot};
 
     /// Before the newest release, the metrics client fails a ContainerResource metric when a
     /// sample has no usage of the named container (docs/spec/releases.md#missing-container):
     /// the first such sample in pod order, then the unlisted pods' samples. A container that
     /// has usage of another resource only is absent from the engine's input, so it counts as
     /// absent. With samples not lined up with the pods, the pass reports that instead.
-    pub(super) fn container_in_every_sample<'a>(
-        ctx: &CalcContext<'_, 'a>,
-        samples: &PodSamples<'a>,
+    pub(super) fn container_in_every_sample<'a, S: PodSource<'a>>(
+        ctx: &Ctx<'_, 'a, S>,
+        samples: &PodSamplesIn<'a, S>,
         container: Option<&'a str>,
     ) -> Result<(), CalcError<'a>> {
         let Some(name) = container else {
@@ -289,14 +289,14 @@ mod older {
         }
         let listed = ctx.obs.pods.iter().zip(samples.per_pod.iter());
         let first_listed = listed
-            .filter_map(|(pod, slot)| slot.as_ref().map(|s| (Some(pod.name), s)))
-            .find(|(_, s)| sample_value(s, container).is_none());
+            .filter_map(|(pod, slot)| slot.sample().map(|s| (Some(pod.name()), s)))
+            .find(|(_, s)| sample_value(*s, container).is_none());
         let first = first_listed.or_else(|| {
             samples
                 .orphans
                 .iter()
                 .map(|s| (None, s))
-                .find(|(_, s)| sample_value(s, container).is_none())
+                .find(|(_, s)| sample_value(*s, container).is_none())
         });
         match first {
             Some((pod, _)) => Err(CalcError::ContainerNotInMetrics {

@@ -3,8 +3,8 @@
 
 use super::proposal::series_sum;
 use super::{readiness, sample_value};
-use crate::input::{Observation, PodSamples};
-use crate::pods::{group, pod_request, Grouping, PodGroup};
+use crate::input::{ObservationIn, PodSamplesIn, PodSource, SampleSlot};
+use crate::pods::{group, request_of, Grouping, PodGroup};
 use crate::settings::Settings;
 
 /// A metric's readings that upstream's arithmetic takes as they are, with results a user
@@ -61,9 +61,9 @@ pub(crate) fn usage_reading(values: Result<i64, &[i64]>, per_pod: bool) -> Readi
 /// uses is negative (a ready pod's or an orphan's sample; the request of a pod that is not
 /// ignored, for utilization targets). A second walk over the pods with the pass's own
 /// rules, apart from the evaluation: it costs the evaluation nothing.
-pub(crate) fn pod_reading(
-    (obs, settings): (&Observation<'_>, &Settings),
-    samples: &PodSamples<'_>,
+pub(crate) fn pod_reading<'a, S: PodSource<'a>>(
+    (obs, settings): (&ObservationIn<'a, S>, &Settings),
+    samples: &PodSamplesIn<'a, S>,
     resource: Option<&str>,
     container: Option<&str>,
     requests: bool,
@@ -73,14 +73,14 @@ pub(crate) fn pod_reading(
     let mut signs = 0_i64;
     for (pod, slot) in obs.pods.iter().zip(samples.per_pod) {
         let value = slot
-            .as_ref()
+            .sample()
             .and_then(|s| Some((s, sample_value(s, container)?)));
         let group = group(pod, value.map(|(s, _)| s), &readiness);
         if group == PodGroup::Ready {
             signs |= value.map_or(0, |(_, v)| v);
         }
         if let (true, Some(resource), false) = (requests, resource, group == PodGroup::Ignored) {
-            signs |= pod_request(pod, container, resource).unwrap_or(0);
+            signs |= request_of(pod, container, resource).unwrap_or(0);
         }
     }
     for v in samples

@@ -3,22 +3,27 @@
 
 use super::route::{route_and_selector, Route};
 use super::{fail, MetricFailure, MetricOutcome, MetricProposal};
-use crate::calculator::{self, CalcContext, CalcError};
-use crate::input::MetricValues;
+use crate::calculator::{self, CalcContext, CalcError, Ctx};
+use crate::input::{MetricValuesIn, MetricValuesOf, PodSource, PodView, SampleSlot, SampleView};
 use crate::spec::MetricSpec;
 use crate::tuning::FAST_FORMS;
 
 /// Evaluates one metric (docs/spec/metrics.md#target-routing): what upstream's
 /// `computeReplicasForMetric` returns.
-pub fn evaluate_metric<'a>(
-    ctx: &CalcContext<'_, 'a>,
+pub fn evaluate_metric<'a, P, T, O>(
+    ctx: &CalcContext<'_, 'a, P, T, O>,
     spec: &'a MetricSpec<'a>,
-    values: &MetricValues<'a>,
-) -> MetricOutcome<'a> {
+    values: &MetricValuesOf<'a, T, O>,
+) -> MetricOutcome<'a>
+where
+    P: PodView<'a> + 'a,
+    T: SampleSlot<'a, Sample = O> + 'a,
+    O: SampleView<'a> + 'a,
+{
     // Through `evaluate_metric_into`, not the shared body inlined a second time: one copy
     // of the calculators' call tree (two made the firmware's deepest stack 160 bytes deeper).
     let mut outcome = fail(spec, MetricFailure::InvalidSource);
-    evaluate_metric_into(&mut outcome, ctx, spec, values);
+    evaluate_metric_into::<(P, T, O)>(&mut outcome, ctx, spec, values);
     outcome
 }
 
@@ -26,22 +31,22 @@ pub fn evaluate_metric<'a>(
 /// slot (a returned outcome went through a 56-byte temporary and a copy). Out of line: inlined
 /// into both callers, about 1 KB more code and 136 bytes more stack on a Cortex-M0.
 #[inline(never)]
-pub(crate) fn evaluate_metric_into<'a>(
+pub(crate) fn evaluate_metric_into<'a, S: PodSource<'a>>(
     out: &mut MetricOutcome<'a>,
-    ctx: &CalcContext<'_, 'a>,
+    ctx: &Ctx<'_, 'a, S>,
     spec: &'a MetricSpec<'a>,
-    values: &MetricValues<'a>,
+    values: &MetricValuesIn<'a, S>,
 ) {
-    *out = outcome(ctx, spec, values);
+    *out = outcome::<S>(ctx, spec, values);
 }
 
 /// The body of [`evaluate_metric_into`], inlined there so that its exits write into `out` (48
 /// bytes less code on a Cortex-M0 than a call).
 #[inline(always)]
-fn outcome<'a>(
-    ctx: &CalcContext<'_, 'a>,
+fn outcome<'a, S: PodSource<'a>>(
+    ctx: &Ctx<'_, 'a, S>,
     spec: &'a MetricSpec<'a>,
-    values: &MetricValues<'a>,
+    values: &MetricValuesIn<'a, S>,
 ) -> MetricOutcome<'a> {
     let checked = route_and_selector(spec);
     // One exit for every failure (each inlined exit copies the failure into the outcome).
@@ -53,15 +58,15 @@ fn outcome<'a>(
             return Err(MetricFailure::InvalidSelector);
         }
         match (route, values) {
-            (_, MetricValues::Error(msg)) => Err(CalcError::Fetch(msg)),
+            (_, MetricValuesOf::Error(msg)) => Err(CalcError::Fetch(msg)),
             (
                 Route::Pods {
                     resource,
                     container,
                     target,
                 },
-                MetricValues::Pods(s),
-            ) => calculator::pod_metric::<{ FAST_FORMS }>(ctx, s, resource, container, target),
+                MetricValuesOf::Pods(s),
+            ) => calculator::pod_metric::<S, { FAST_FORMS }>(ctx, s, resource, container, target),
             (
                 Route::Usage {
                     external,
@@ -72,11 +77,11 @@ fn outcome<'a>(
             ) => {
                 // One call for both sources (two cost 60 bytes more code on a Cortex-M0).
                 let values = match (external, values) {
-                    (false, MetricValues::Object(v)) => Ok(*v),
-                    (true, MetricValues::External(vs)) => Err(*vs),
+                    (false, MetricValuesOf::Object(v)) => Ok(*v),
+                    (true, MetricValuesOf::External(vs)) => Err(*vs),
                     _ => return Err(MetricFailure::WrongValues),
                 };
-                calculator::usage_metric(ctx, values, target, per_pod)
+                calculator::usage_metric::<S>(ctx, values, target, per_pod)
             }
             _ => return Err(MetricFailure::WrongValues),
         }
@@ -105,7 +110,7 @@ mod tests {
     use super::*;
     use crate::arith::Tolerances;
     use crate::calculator::PodTarget;
-    use crate::input::{Container, Observation, PodPhase, PodSamples, Sample};
+    use crate::input::{Container, Native, Observation, PodPhase, PodSamples, Sample};
     use crate::metrics::MetricOutcome;
     use crate::settings::Settings;
 
@@ -184,10 +189,20 @@ mod tests {
             };
             let values = PodSamples { per_pod, orphans };
             let target = PodTarget::Utilization(50);
-            let wide =
-                calculator::pod_metric::<true>(&ctx, &values, Some("cpu"), Some("app"), target);
-            let narrow =
-                calculator::pod_metric::<false>(&ctx, &values, Some("cpu"), Some("app"), target);
+            let wide = calculator::pod_metric::<Native, true>(
+                &ctx,
+                &values,
+                Some("cpu"),
+                Some("app"),
+                target,
+            );
+            let narrow = calculator::pod_metric::<Native, false>(
+                &ctx,
+                &values,
+                Some("cpu"),
+                Some("app"),
+                target,
+            );
             assert_eq!(wide, narrow);
             // What the outcome says, without its borrows of the samples (they end with the call).
             match evaluate_metric(&ctx, &spec, &MetricValues::Pods(values)) {

@@ -3,7 +3,7 @@
 use super::route::{route, Route};
 use super::Reading;
 use crate::calculator::{self, PodTarget};
-use crate::input::{MetricValues, Observation};
+use crate::input::{MetricValuesOf, ObservationOf, PodView, SampleSlot, SampleView};
 use crate::settings::Settings;
 use crate::spec::MetricSpec;
 
@@ -15,12 +15,17 @@ use crate::spec::MetricSpec;
 /// Apart from the evaluation (a second look at the readings, which the evaluation itself does
 /// not pay for): `hpa replay` prints it per metric and `--explain` explains it, and the C API
 /// fills `hpa_metric_result.reading` with it. `Plain` for values that do not fit the metric.
-pub fn reading(
+pub fn reading<'a, P, T, O>(
     spec: &MetricSpec<'_>,
-    values: &MetricValues<'_>,
-    obs: &Observation<'_>,
+    values: &MetricValuesOf<'a, T, O>,
+    obs: &ObservationOf<'a, P, T, O>,
     settings: &Settings,
-) -> Reading {
+) -> Reading
+where
+    P: PodView<'a> + 'a,
+    T: SampleSlot<'a, Sample = O> + 'a,
+    O: SampleView<'a> + 'a,
+{
     match (route(spec), values) {
         (
             Some(Route::Pods {
@@ -28,16 +33,22 @@ pub fn reading(
                 container,
                 target,
             }),
-            MetricValues::Pods(samples),
+            MetricValuesOf::Pods(samples),
         ) => {
             let requests = matches!(target, PodTarget::Utilization(_));
-            calculator::pod_reading((obs, settings), samples, resource, container, requests)
+            calculator::pod_reading::<(P, T, O)>(
+                (obs, settings),
+                samples,
+                resource,
+                container,
+                requests,
+            )
         }
         (
             Some(Route::Usage {
                 external: false, ..
             }),
-            MetricValues::Object(v),
+            MetricValuesOf::Object(v),
         ) => calculator::usage_reading(Ok(*v), false),
         (
             Some(Route::Usage {
@@ -45,7 +56,7 @@ pub fn reading(
                 per_pod,
                 ..
             }),
-            MetricValues::External(vs),
+            MetricValuesOf::External(vs),
         ) => calculator::usage_reading(Err(vs), per_pod),
         _ => Reading::Plain,
     }
