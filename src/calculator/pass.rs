@@ -341,7 +341,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::input::{Container, ContainerKind, Native, Pod, PodPhase, ResourceRequest};
+    use crate::input::{Container, ContainerKind, Native, Pod, PodPhase, ResourceRequest, Sample};
     use crate::pods::pod_request;
     use crate::quantity::Quantity;
 
@@ -432,7 +432,7 @@ mod tests {
                 (Some(&pod), &plain),
                 (Some(&pod), &cpu_rule),
             ] {
-                let got = plain_run((&pods, &slots), last, readiness);
+                let got = plain_run::<Native>((&pods, &slots), last, readiness);
                 // Another template ends a run only with requests; a recent start only under
                 // the cpu rule; the others always.
                 let through = (other_slices && last.is_none())
@@ -449,7 +449,7 @@ mod tests {
             now: Instant(i64::MIN),
         });
         assert_eq!(
-            plain_run((&[pod], &[sample(1)]), None, &initializing),
+            plain_run::<Native>((&[pod], &[sample(1)]), None, &initializing),
             (0, 0)
         );
     }
