@@ -8,7 +8,6 @@
 #include "hpa.h"
 
 static hpa_autoscaler autoscaler;
-static unsigned char workspace[HPA_WORKSPACE_BYTES(3 + 3 + 2)];
 static hpa_decision decision;
 
 /* Where a firmware would act on the decision; volatile so that nothing is optimized away. */
@@ -55,7 +54,7 @@ int main(void) {
 
   s = hpa_autoscaler_init(&autoscaler, sizeof autoscaler);
   if (s == HPA_STATUS_OK) {
-    s = hpa_autoscaler_evaluate(&autoscaler, &config, &now, workspace, sizeof workspace, &decision);
+    s = hpa_autoscaler_evaluate(&autoscaler, &config, &now, NULL, 0, &decision);
   }
   if (s == HPA_STATUS_OK && decision.rescale) {
     desired_replicas = decision.desired_replicas;

@@ -75,8 +75,6 @@ static int64_t serve_period(int64_t now_ms, int ready) {
 static hpa_autoscaler g_autoscaler; /* the HPA's state: caller-owned, no heap */
 static hpa_decision g_decision;
 static hpa_field_error g_error;
-/* Per evaluation: pods + 1 sample per pod + 1 shared container with its request. */
-static unsigned char g_workspace[HPA_WORKSPACE_BYTES(2 * MAX_WORKERS + 2)];
 
 static const hpa_resource_request k_requests[] = {{HPA_STR_INIT("cpu"), 500}};
 static const hpa_container k_container = {HPA_STR_INIT("gateway-worker"), HPA_CONTAINER_KIND_REGULAR,
@@ -203,11 +201,11 @@ int main(void) {
     obs.metrics = values;
     obs.metrics_len = 2;
 
-    s = hpa_autoscaler_evaluate(&g_autoscaler, &config, &obs, g_workspace, sizeof g_workspace,
-                                &g_decision);
+    /* The observation is read in place: no workspace (NULL, 0). */
+    s = hpa_autoscaler_evaluate(&g_autoscaler, &config, &obs, NULL, 0, &g_decision);
     if (s != HPA_STATUS_OK) {
       size_t needed;
-      /* The check names the field at fault and the workspace size needed. */
+      /* The check names the field at fault. */
       if (hpa_observation_check(&config, &obs, &needed, &g_error) != HPA_STATUS_OK) {
         fprintf(stderr, "%s\n", g_error.message);
       }

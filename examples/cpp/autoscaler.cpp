@@ -1,6 +1,5 @@
 // autoscaler.cpp: libhpa from C++11. A small RAII-style wrapper owns the autoscaler's storage
-// and its workspace (no heap inside libhpa; the wrapper uses std::vector for the workspace),
-// turns statuses into exceptions, and scales a pool of request handlers on a Pods metric:
+// and its decision (no heap inside libhpa), turns statuses into exceptions, and scales a pool of request handlers on a Pods metric:
 // in-flight requests per pod, 10 each.
 //
 //   c++ -std=c++11 -Iinclude examples/cpp/autoscaler.cpp target/release/libhpa.a -Wl,--gc-sections
@@ -39,14 +38,13 @@ class Autoscaler {
   // setting the new size worked.
   template <typename Apply>
   const hpa_decision &evaluate(const hpa_observation &observation, Apply apply) {
+    // The check names the field at fault; the evaluation needs no workspace.
     size_t needed = 0;
     hpa_field_error error;
     if (hpa_observation_check(&config_, &observation, &needed, &error) != HPA_STATUS_OK) {
       throw std::invalid_argument(error.message);
     }
-    if (workspace_.size() < needed) workspace_.resize(needed);
-    check(hpa_autoscaler_evaluate(&state_, &config_, &observation, workspace_.data(),
-                                  workspace_.size(), &decision_),
+    check(hpa_autoscaler_evaluate(&state_, &config_, &observation, nullptr, 0, &decision_),
           "hpa_autoscaler_evaluate");
     if (decision_.rescale) {
       if (apply(decision_.desired_replicas)) {
@@ -62,7 +60,6 @@ class Autoscaler {
   hpa_config config_;
   hpa_autoscaler state_;
   hpa_decision decision_;
-  std::vector<unsigned char> workspace_;
 };
 
 }  // namespace
