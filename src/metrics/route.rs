@@ -38,6 +38,8 @@ pub(crate) fn route<'a>(spec: &MetricSpec<'a>) -> Option<Route<'a>> {
 
 /// [`route`], and whether the metric's label selector cannot be converted (never for
 /// resource metrics): one match on the source type for both.
+// Always inlined: 84 bytes less code in `evaluate_metric_into` on a Cortex-M0.
+#[inline(always)]
 pub(super) fn route_and_selector<'a>(spec: &MetricSpec<'a>) -> Option<(Route<'a>, bool)> {
     // The source's target, its resource and container names (resource metrics) or whether
     // it is External (Object and External metrics), and its selector's state: one read of the
