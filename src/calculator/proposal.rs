@@ -15,9 +15,9 @@ use crate::input::{ConditionStatus, PodPhase, PodSamplesIn, PodSource, PodView};
 /// average-value targets and Pods metrics, docs/spec/calculator.md#average-value). `resource` is
 /// `None` for Pods metrics. The pass over the pods runs in its fast form when `FAST`: the
 /// evaluation passes [`crate::tuning::FAST_FORMS`], the tests both.
-// Inlined into the one caller: with the view-generic pass, a Cortex-M0's engine code fits its
-// budget only so (register allocation of `evaluate_metric_into`).
-#[inline(always)]
+// Inlined into the one caller on small targets: with the view-generic pass, a Cortex-M0's
+// engine code fits its budget only so (register allocation of `evaluate_metric_into`).
+#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
 pub(crate) fn pod_metric<'a, S: PodSource<'a>, const FAST: bool>(
     ctx: &Ctx<'_, 'a, S>,
     samples: &PodSamplesIn<'a, S>,
@@ -217,9 +217,9 @@ pub(super) fn series_sum(series: &[i64], per_pod: bool) -> Option<i64> {
 /// `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas` for average-value targets
 /// (`per_pod`, docs/spec/calculator.md#object-average-value,
 /// docs/spec/calculator.md#external-average-value), measured against `status.replicas`.
-// Inlined into the one caller: with the view-generic pass, a Cortex-M0's engine code fits its
-// budget only so (register allocation of `evaluate_metric_into`).
-#[inline(always)]
+// Inlined into the one caller on small targets: with the view-generic pass, a Cortex-M0's
+// engine code fits its budget only so (register allocation of `evaluate_metric_into`).
+#[cfg_attr(not(target_pointer_width = "64"), inline(always))]
 pub(crate) fn usage_metric<'a, S: PodSource<'a>>(
     ctx: &Ctx<'_, 'a, S>,
     values: Result<i64, &[i64]>,
