@@ -1,4 +1,5 @@
-//! Load files for `hpa simulate`: a CSV time series of demand.
+//! Load files for `hpa simulate`: a CSV time series of demand, or a Prometheus range-query
+//! result ([`crate::prometheus_load`]: a file whose first character, blanks aside, is `{`).
 //!
 //! ```text
 //! # comment lines and blank lines are skipped
@@ -27,6 +28,7 @@ use std::path::Path;
 
 use hpa::Quantity;
 
+use crate::prometheus_load::{self, SeriesSpec};
 use crate::trace::source::{read_text, MAX_DATA_BYTES};
 
 /// A checked load: times in milliseconds and demand series in milli-units.
@@ -65,12 +67,14 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Reads and checks the load at `path` (`-`: standard input), at most
-/// [`MAX_DATA_BYTES`] long.
+/// [`MAX_DATA_BYTES`] long: a Prometheus range-query result when its first character (blanks
+/// aside) is `{`, with one column per `series` (see [`SeriesSpec`]), else a CSV load, which
+/// names its own columns (`series` must then be empty).
 ///
 /// # Errors
 ///
 /// A [`LoadError`] naming the file and the line at fault.
-pub fn load(path: &Path) -> Result<Load, LoadError> {
+pub fn load(path: &Path, series: &[SeriesSpec]) -> Result<Load, LoadError> {
     let (name, text) = read_text(path, MAX_DATA_BYTES).map_err(|e| LoadError {
         file: e.name,
         line: None,
@@ -80,6 +84,18 @@ pub fn load(path: &Path) -> Result<Load, LoadError> {
             e.problem
         },
     })?;
+    if text.trim_start().starts_with('{') {
+        return prometheus_load::parse(&text, &name, series);
+    }
+    if !series.is_empty() {
+        return Err(LoadError {
+            file: name,
+            line: None,
+            message: "--series applies to a Prometheus range-query result (JSON); a CSV load \
+                      names its columns in its header"
+                .to_owned(),
+        });
+    }
     parse(&text, &name)
 }
 
@@ -105,7 +121,7 @@ fn fields(line: &str) -> Result<Vec<&str>, String> {
 }
 
 /// Seconds as a decimal number (`15`, `1.5`, `-3.25`) in milliseconds.
-fn parse_seconds(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_seconds(text: &str) -> Result<i64, String> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -137,7 +153,7 @@ fn parse_seconds(text: &str) -> Result<i64, String> {
 }
 
 /// A non-negative demand quantity in milli-units.
-fn parse_demand(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_demand(text: &str) -> Result<i64, String> {
     if text.is_empty() {
         return Err("empty value".to_owned());
     }
@@ -262,7 +278,7 @@ pub fn parse(text: &str, name: &str) -> Result<Load, LoadError> {
 }
 
 /// Milliseconds printed as seconds (`15`, `1.5`).
-struct Seconds(i64);
+pub(crate) struct Seconds(pub(crate) i64);
 
 impl fmt::Display for Seconds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -294,14 +310,14 @@ impl Load {
     pub fn resample(&self, at: &[i64]) -> Vec<Vec<i64>> {
         self.series
             .iter()
-            .map(|values| resample(&self.times, values, at))
+            .map(|values| resample_series(&self.times, values, at))
             .collect()
     }
 }
 
 /// One series of `(time, value)` rows sampled at each of `at`. Before the first row, its
 /// value; after the last, the last's; at a time several rows share, the last of them.
-fn resample(times: &[i64], values: &[i64], at: &[i64]) -> Vec<i64> {
+pub(crate) fn resample_series(times: &[i64], values: &[i64], at: &[i64]) -> Vec<i64> {
     let mut rows = times.iter().copied().zip(values.iter().copied());
     let Some(first) = rows.next() else {
         // A parsed load has rows; nothing to sample otherwise.

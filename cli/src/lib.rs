@@ -46,6 +46,7 @@ pub mod explain;
 mod noise;
 pub mod plot;
 pub mod pod_template;
+pub mod prometheus_load;
 pub mod simulate;
 pub mod simulate_cmd;
 pub mod state;

@@ -22,6 +22,7 @@ use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
 use crate::pod_template;
+use crate::prometheus_load::SeriesSpec;
 use crate::simulate::{self, Clock, Explain, Options, Run};
 use crate::trace::{self, ApiVersion, Cluster, Gate, Manifest, Outcome, Trace};
 
@@ -78,9 +79,15 @@ pub struct SimulateArgs {
     /// else JSON).
     #[arg(long = "hpa", value_name = "MANIFEST")]
     pub hpa: PathBuf,
-    /// The load: a CSV time series `time,<demand column>...` (time in seconds).
-    #[arg(long, value_name = "LOAD.csv")]
+    /// The load: a CSV time series `time,<demand column>...` (time in seconds), or a
+    /// Prometheus range-query result (the JSON of /api/v1/query_range).
+    #[arg(long, value_name = "LOAD.csv|LOAD.json")]
     pub load: PathBuf,
+    /// A load column from a Prometheus result: NAME=EXPR, the metric NAME fed by the series
+    /// EXPR selects, such as `cpu=sum({deployment="web"})` (sum, max, min, avg; matchers = and
+    /// !=) or `queue={queue="orders"}` (one series). Repeatable.
+    #[arg(long = "series", value_name = "NAME=EXPR")]
+    pub series: Vec<String>,
     /// A second manifest run on the same load; the summaries are printed side by side.
     #[arg(long, value_name = "OTHER_MANIFEST")]
     pub compare: Option<PathBuf>,
@@ -390,7 +397,12 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
             trace::load_manifest(path, &cluster).map_err(|e| format!("{}: {e}", path.display()))?;
         manifests.push((path.display().to_string(), manifest));
     }
-    let load = csv_load::load(&args.load).map_err(|e| e.to_string())?;
+    let series = args
+        .series
+        .iter()
+        .map(|text| SeriesSpec::parse(text).map_err(|e| format!("--series: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let load = csv_load::load(&args.load, &series).map_err(|e| e.to_string())?;
     if let Some(plot) = &args.plot {
         let is_svg = plot
             .extension()

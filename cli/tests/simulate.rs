@@ -3,6 +3,10 @@
 //! nothing on standard output, no plot file), the bundled examples and the examples of
 //! docs/simulate.md; and `hpa replay --events/--explain`, with the README's example of it.
 
+// Prometheus range-query loads: tests/simulate/prometheus_load.rs.
+#[path = "simulate/prometheus_load.rs"]
+mod prometheus_load;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
