@@ -158,12 +158,6 @@ pub(crate) struct Messages {
 }
 
 impl Messages {
-    /// Adds both messages to `f`.
-    pub(crate) fn fingerprint(&self, f: &mut hpa::fingerprint::Fingerprint) {
-        self.scaling_active.fingerprint(f);
-        self.update_failure.fingerprint(f);
-    }
-
     /// No message yet.
     pub(crate) const fn new() -> Messages {
         Messages {
