@@ -85,8 +85,8 @@
 
 /**
  * Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
- * that (the state takes about 3.0 KiB today: the engine's history rings and status, and two
- * condition messages).
+ * that (the state takes about 3.2 KiB today: the engine's history rings and status, two
+ * condition messages and the digests of the storage check).
  */
 #define HPA_AUTOSCALER_SIZE 8192
 
@@ -307,8 +307,8 @@ enum hpa_status
   HPA_STATUS_NO_PENDING_RESCALE = 3002,
   /**
    * The autoscaler storage was changed since this library last wrote it (a stray write, a
-   * bit flip): its fingerprint does not match. Nothing was read from it; restore a saved
-   * snapshot or initialize it again.
+   * bit flip): a digest of its bytes in use does not match. Nothing was read from it;
+   * restore a saved snapshot or initialize it again.
    */
   HPA_STATUS_CORRUPT_STATE = 3003,
   /**
@@ -1029,9 +1029,13 @@ typedef uint32_t hpa_quantity_format;
  * refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`): it starts with a
  * 64-bit marker, so zeroed or garbage bytes are refused, as is a state written by another
  * version of the library. Storage changed by anything but this library since its last call
- * (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks a
- * 64-bit fingerprint of the state before reading it, and no bytes can make the library
- * misbehave (the state is plain integers, every bit pattern a value). The state holds no
+ * (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks
+ * 64-bit digests of the state's parts (its fixed fields, the messages and the history's bytes
+ * in use, the history in blocks) before reading it, and an evaluation stores again only
+ * those of the parts it changed. A change of any single 64-bit word of the bytes in use is
+ * always refused, other damage but with a probability of about 2^-64; bytes not in use are not
+ * looked at (damage there changes no result). No bytes can make the library misbehave (the
+ * state is plain integers, every bit pattern a value). The state holds no
  * pointer: while no call is running it may be copied with `memcpy` (the copy is an
  * independent autoscaler with the same history). To keep it across reboots and library
  * upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler

@@ -13,13 +13,13 @@ use crate::error::{Detail, Fault};
 use crate::observation::{self, hpa_observation};
 use crate::out::{field, uninit};
 use crate::raw::{self, hpa_str, Outputs};
+use crate::seal::{self, layout, Seal, EVENT_CAPACITY, RECOMMENDATION_CAPACITY, SEAL_BYTES};
 use crate::snapshot;
 use crate::status::hpa_status;
 use crate::{
     HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY,
     HPA_VERSION_NUMBER,
 };
-use hpa::fingerprint::Fingerprint;
 
 /// Storage for one autoscaler, owned by the caller (static, on the stack, in a struct or an
 /// array): `HPA_AUTOSCALER_SIZE` bytes aligned to `HPA_AUTOSCALER_ALIGN`. Treat it as opaque.
@@ -28,9 +28,13 @@ use hpa::fingerprint::Fingerprint;
 /// refuse storage that was not initialized (`HPA_STATUS_UNINITIALIZED`): it starts with a
 /// 64-bit marker, so zeroed or garbage bytes are refused, as is a state written by another
 /// version of the library. Storage changed by anything but this library since its last call
-/// (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks a
-/// 64-bit fingerprint of the state before reading it, and no bytes can make the library
-/// misbehave (the state is plain integers, every bit pattern a value). The state holds no
+/// (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks
+/// 64-bit digests of the state's parts (its fixed fields, the messages and the history's bytes
+/// in use, the history in blocks) before reading it, and an evaluation stores again only
+/// those of the parts it changed. A change of any single 64-bit word of the bytes in use is
+/// always refused, other damage but with a probability of about 2^-64; bytes not in use are not
+/// looked at (damage there changes no result). No bytes can make the library misbehave (the
+/// state is plain integers, every bit pattern a value). The state holds no
 /// pointer: while no call is running it may be copied with `memcpy` (the copy is an
 /// independent autoscaler with the same history). To keep it across reboots and library
 /// upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler
@@ -50,33 +54,24 @@ pub union hpa_autoscaler {
 #[repr(C)]
 pub(crate) struct State {
     magic: u64,
-    /// [`State::fingerprint`] as of the end of the last call that changed the state.
-    check: u64,
     pub(crate) engine: Autoscaler,
     pub(crate) messages: Messages,
+    /// The digests of the state's parts as of the end of the last call that changed it
+    /// ([`crate::seal`]).
+    seal: Seal,
 }
 
 impl State {
-    /// A state of `engine` and `messages`, its fingerprint stored.
+    /// A state of `engine` and `messages`, its digests stored.
     pub(crate) fn sealed(engine: Autoscaler, messages: Messages) -> State {
         let mut state = State {
             magic: MAGIC,
-            check: 0,
             engine,
             messages,
+            seal: Seal::NONE,
         };
-        state.check = state.fingerprint();
+        state.seal = Seal::of(&state);
         state
-    }
-
-    /// The fingerprint of everything `check` covers: the engine's state (of its history rings
-    /// the bytes in use) and the messages.
-    fn fingerprint(&self) -> u64 {
-        let mut f = Fingerprint::new();
-        f.word(self.magic);
-        self.engine.fingerprint_into(&mut f);
-        self.messages.fingerprint(&mut f);
-        f.finish()
     }
 }
 
@@ -88,10 +83,10 @@ const MAGIC: u64 = 0x6870_615F_0000_0000
 
 /// The sizes of every field of the state, leaf by leaf: equal to `size_of::<State>()` only if
 /// no struct inside has padding (bytes a Rust copy may leave uninitialized, which the
-/// fingerprint could not read). Each line is one struct of the core or of this crate.
-const FIELD_BYTES: usize = 8 + 8 // magic, check
-    + (8 + 8 + 4 + 4) + 1000 // recommendation ring: region, bytes
-    + (8 + 8 + 4 + 4) + 608 // scale-event ring
+/// digests could not read). Each line is one struct of the core or of this crate.
+const FIELD_BYTES: usize = 8 // magic
+    + layout::RING_HEADER + RECOMMENDATION_CAPACITY // recommendation ring: region, bytes
+    + layout::RING_HEADER + EVENT_CAPACITY // scale-event ring
     + 2 * (8 * (8 + 4 + 4) + 1 + 7) // summary generations: slots, len, reserved
     + (2 * 4 + 2 * 8) // scale-event lists: lengths, cutoffs
     + 2 * (4 + 4 + 4) // stabilization extremes: first instant, holder, value
@@ -99,10 +94,13 @@ const FIELD_BYTES: usize = 8 + 8 // magic, check
     + (4 + 4 + 8 + 4 * 4) // status: desired, has last scale time, time, conditions
     + (8 + 4 + 4 + 4 + 1 + 1 + 2) // pending rescale
     + 8 // last evaluation
-    + 2 * (HPA_MESSAGE_CAPACITY + 4); // messages
+    + 2 * (HPA_MESSAGE_CAPACITY + 4) // messages
+    + SEAL_BYTES; // digests
 
 const _: () = {
     assert!(size_of::<State>() == FIELD_BYTES);
+    assert!(layout::MESSAGES - layout::RECOMMENDATION_HEADER == size_of::<Autoscaler>());
+    assert!(layout::REST < layout::MESSAGES);
     assert!(size_of::<State>() <= HPA_AUTOSCALER_SIZE);
     assert!(align_of::<State>() <= HPA_AUTOSCALER_ALIGN);
     assert!(size_of::<hpa_autoscaler>() == HPA_AUTOSCALER_SIZE);
@@ -148,7 +146,7 @@ fn storage_check(p: *const hpa_autoscaler) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The state in initialized storage, after its marker and its fingerprint were checked.
+/// The state in initialized storage, after its marker and its digests were checked.
 ///
 /// # Safety
 ///
@@ -166,15 +164,23 @@ unsafe fn state<'a>(p: *const hpa_autoscaler) -> Result<&'a State, Fault> {
     // caller's contract); every bit pattern is a `State` (plain integers, no padding), so even
     // damaged bytes make a valid value. Whether they are this library's is checked next.
     let state = unsafe { &*p.cast::<State>() };
-    if state.check != state.fingerprint() {
+    if !seal::holds(&state.seal, state) {
         return Err(Fault::new(hpa_status::CorruptState, Detail::Corrupt));
     }
     Ok(state)
 }
 
-/// The state in initialized storage, mutable; its fingerprint is stored again when the guard
-/// is dropped, after the call changed it.
-pub(crate) struct StateMut<'a>(&'a mut State);
+/// The state in initialized storage, mutable; its digests are stored again when the guard is
+/// dropped, after the call changed it: all of them, or after [`StateMut::evaluating`] those of
+/// what an evaluation changes.
+pub(crate) struct StateMut<'a>(&'a mut State, Option<seal::Before>);
+
+impl StateMut<'_> {
+    /// The call is an evaluation: only the digests of what it changes are stored again.
+    fn evaluating(&mut self) {
+        self.1 = Some(seal::Before::of(self.0));
+    }
+}
 
 impl core::ops::Deref for StateMut<'_> {
     type Target = State;
@@ -192,7 +198,14 @@ impl core::ops::DerefMut for StateMut<'_> {
 
 impl Drop for StateMut<'_> {
     fn drop(&mut self) {
-        self.0.check = self.0.fingerprint();
+        self.0.seal = match &self.1 {
+            None => Seal::of(self.0),
+            Some(before) => {
+                let mut seal = self.0.seal;
+                seal::after_evaluation(&mut seal, self.0, before);
+                seal
+            }
+        };
     }
 }
 
@@ -205,7 +218,7 @@ unsafe fn state_mut<'a>(p: *mut hpa_autoscaler) -> Result<StateMut<'a>, Fault> {
     // SAFETY: forwarded contract.
     unsafe { state(p) }?;
     // SAFETY: checked by `state`; exclusive by the caller's contract.
-    Ok(StateMut(unsafe { &mut *p.cast::<State>() }))
+    Ok(StateMut(unsafe { &mut *p.cast::<State>() }, None))
 }
 
 fn status_of(r: Result<(), Fault>) -> hpa_status {
@@ -360,6 +373,7 @@ unsafe fn evaluate(
     let fault = |f: Fault| f.status;
     // SAFETY: the caller's contract.
     let mut state = unsafe { state_mut(autoscaler) }.map_err(fault)?;
+    state.evaluating();
     // SAFETY: the caller's contract.
     let cfg = unsafe { raw::reference(config) }.map_err(fault)?;
     // SAFETY: the caller's contract.
@@ -685,6 +699,7 @@ pub unsafe extern "C" fn hpa_autoscaler_restore(
 mod tests {
     extern crate std;
     use super::*;
+    use hpa::fingerprint::Fingerprint;
 
     /// Reports the state's size (docs/c-api.md and `HPA_AUTOSCALER_SIZE`'s docs quote it).
     #[test]
@@ -692,5 +707,143 @@ mod tests {
         let size = size_of::<State>();
         std::println!("size_of::<State>() = {size} of HPA_AUTOSCALER_SIZE = {HPA_AUTOSCALER_SIZE}");
         assert!(size <= HPA_AUTOSCALER_SIZE);
+    }
+
+    fn zeroed<T>() -> T {
+        // SAFETY: only used for the C structs, for which all zeros is a value.
+        unsafe { core::mem::zeroed() }
+    }
+
+    /// An autoscaler after 80 evaluations of an External metric under a behavior with
+    /// rescales, as `tests/c/corrupt_test.c` makes it: both rings hold entries.
+    fn with_history() -> State {
+        let mut metric: crate::hpa_metric = zeroed();
+        metric.r#type = crate::hpa_metric_source_type::External as u32;
+        metric.name = hpa_str {
+            ptr: c"queue".as_ptr(),
+            len: 5,
+        };
+        metric.target.r#type = crate::hpa_metric_target_type::AverageValue as u32;
+        metric.target.average_value_milli = 1000;
+        let up_policy = crate::hpa_scaling_policy {
+            r#type: crate::hpa_policy_type::Pods as u32,
+            value: 2,
+            period_seconds: 15,
+        };
+        let down_policy = crate::hpa_scaling_policy {
+            r#type: crate::hpa_policy_type::Percent as u32,
+            value: 50,
+            period_seconds: 60,
+        };
+        let mut up: crate::hpa_scaling_rules = zeroed();
+        up.policies = &up_policy;
+        up.policies_len = 1;
+        let mut down: crate::hpa_scaling_rules = zeroed();
+        down.has_stabilization_window_seconds = 1;
+        down.stabilization_window_seconds = 30;
+        down.policies = &down_policy;
+        down.policies_len = 1;
+        let mut behavior: crate::hpa_behavior = zeroed();
+        behavior.scale_up = &up;
+        behavior.scale_down = &down;
+        let mut config: hpa_config = zeroed();
+        config.has_min_replicas = 1;
+        config.min_replicas = 1;
+        config.max_replicas = 20;
+        config.metrics = &metric;
+        config.metrics_len = 1;
+        config.behavior = &behavior;
+        let mut storage: hpa_autoscaler = zeroed();
+        // SAFETY: writable storage of the right size.
+        let status = unsafe { hpa_autoscaler_init(&mut storage, HPA_AUTOSCALER_SIZE) };
+        assert_eq!(status, hpa_status::Ok);
+        let mut replicas = 3;
+        for step in 0..80_i64 {
+            let load = 1000
+                * (2 + if step % 40 < 20 {
+                    step % 40
+                } else {
+                    40 - step % 40
+                } / 2);
+            let value = load * i64::from(replicas);
+            let mut values: crate::hpa_metric_values = zeroed();
+            values.kind = crate::hpa_values_kind::External as u32;
+            values.values_milli = &value;
+            values.values_len = 1;
+            let mut obs: hpa_observation = zeroed();
+            obs.now_ms = 15_000 * (step + 1);
+            obs.replicas = replicas;
+            obs.metrics = &values;
+            obs.metrics_len = 1;
+            let mut decision =
+                std::boxed::Box::new(core::mem::MaybeUninit::<hpa_decision>::uninit());
+            // SAFETY: valid inputs and outputs.
+            let status = unsafe {
+                hpa_autoscaler_evaluate(
+                    &mut storage,
+                    &config,
+                    &obs,
+                    core::ptr::null_mut(),
+                    0,
+                    decision.as_mut_ptr(),
+                )
+            };
+            assert_eq!(status, hpa_status::Ok);
+            // SAFETY: written by the successful call.
+            let d = unsafe { decision.assume_init_ref() };
+            if d.rescale != 0 && step < 79 {
+                // SAFETY: initialized storage.
+                let status = unsafe { hpa_autoscaler_rescale_succeeded(&mut storage) };
+                assert_eq!(status, hpa_status::Ok);
+                replicas = d.desired_replicas;
+            }
+        }
+        // SAFETY: initialized by the calls above; `State` is plain data.
+        unsafe { core::ptr::from_ref(&storage).cast::<State>().read() }
+    }
+
+    /// The engine's own fingerprint of `state`'s engine part.
+    fn engine_fingerprint(state: &State) -> u64 {
+        let mut f = Fingerprint::new();
+        state.engine.fingerprint_into(&mut f);
+        f.finish()
+    }
+
+    /// The state's digests, of runs of its bytes, notice a change of every byte the engine's
+    /// field-by-field fingerprint notices, and of the rings exactly those (the bytes in use):
+    /// the layout the runs assume is the engine's.
+    #[test]
+    fn digests_cover_what_the_engine_fingerprints() {
+        let reference = with_history();
+        // SAFETY: plain data: the state's bytes.
+        let all = unsafe {
+            core::slice::from_raw_parts(
+                core::ptr::from_ref(&reference).cast::<u8>(),
+                size_of::<State>(),
+            )
+        };
+        assert!(
+            !seal::live(all, layout::RECOMMENDATION_HEADER, RECOMMENDATION_CAPACITY).is_empty()
+        );
+        assert!(!seal::live(all, layout::EVENT_HEADER, EVENT_CAPACITY).is_empty());
+        let (ours, theirs) = (Seal::of(&reference), engine_fingerprint(&reference));
+        let mut noticed = 0;
+        for offset in layout::RECOMMENDATION_HEADER..layout::MESSAGES {
+            // SAFETY: plain data: any bytes are a `State`.
+            let mut damaged: State = unsafe { core::ptr::from_ref(&reference).read() };
+            // SAFETY: as above; within the state's bytes.
+            unsafe { *core::ptr::from_mut(&mut damaged).cast::<u8>().add(offset) ^= 0x10 };
+            let engine_noticed = engine_fingerprint(&damaged) != theirs;
+            let we_noticed = Seal::of(&damaged) != ours;
+            let in_ring = (layout::RECOMMENDATION_BYTES..layout::EVENT_HEADER).contains(&offset)
+                || (layout::EVENT_BYTES..layout::REST).contains(&offset);
+            if in_ring {
+                assert_eq!(we_noticed, engine_noticed, "ring byte at {offset}");
+            } else {
+                assert!(we_noticed || !engine_noticed, "byte at {offset}");
+            }
+            noticed += usize::from(we_noticed);
+        }
+        std::println!("{noticed} bytes noticed");
     }
 }

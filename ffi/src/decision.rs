@@ -158,12 +158,6 @@ pub(crate) struct Messages {
 }
 
 impl Messages {
-    /// Adds both messages to `f`.
-    pub(crate) fn fingerprint(&self, f: &mut hpa::fingerprint::Fingerprint) {
-        self.scaling_active.fingerprint(f);
-        self.update_failure.fingerprint(f);
-    }
-
     /// No message yet.
     pub(crate) const fn new() -> Messages {
         Messages {
@@ -259,27 +253,38 @@ struct ConditionMessage<'m> {
     desired_replicas: i32,
 }
 
-impl fmt::Display for ConditionMessage<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ConditionMessage<'_> {
+    /// The message when it is a text to copy (fixed, or the ScalingActive message kept in the
+    /// state); `None` when it is formatted from a number or the caller's text.
+    fn plain(&self) -> Option<&str> {
         match self.condition.reason {
-            Reason::SucceededRescale => write!(
-                f,
-                "the HPA controller was able to update the target scale to {}",
-                self.desired_replicas
-            ),
-            Reason::FailedUpdateScale => write!(
-                f,
-                "the HPA controller was unable to update the target scale: {}",
-                self.messages.update_failure
-            ),
+            Reason::SucceededRescale | Reason::FailedUpdateScale => None,
             Reason::ValidMetricFound
             | Reason::FailedGetResourceMetric
             | Reason::FailedGetContainerResourceMetric
             | Reason::FailedGetPodsMetric
             | Reason::FailedGetObjectMetric
             | Reason::FailedGetExternalMetric
-            | Reason::InvalidMetricSourceType => f.write_str(self.messages.scaling_active.as_str()),
-            other => f.write_str(other.fixed_message().unwrap_or("")),
+            | Reason::InvalidMetricSourceType => Some(self.messages.scaling_active.as_str()),
+            other => Some(other.fixed_message().unwrap_or("")),
+        }
+    }
+}
+
+impl fmt::Display for ConditionMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.plain(), self.condition.reason) {
+            (Some(text), _) => f.write_str(text),
+            (None, Reason::SucceededRescale) => write!(
+                f,
+                "the HPA controller was able to update the target scale to {}",
+                self.desired_replicas
+            ),
+            (None, _) => write!(
+                f,
+                "the HPA controller was unable to update the target scale: {}",
+                self.messages.update_failure
+            ),
         }
     }
 }
@@ -298,14 +303,16 @@ pub(crate) fn write_conditions(
         field!(slot_p, r#type).write(enums::condition_type_value(c.type_) as u32);
         field!(slot_p, status).write(enums::condition_status_value(c.status) as u32);
         field!(slot_p, reason).write(enums::reason_value(c.reason) as u32);
-        write_display_uninit(
-            elements(field!(slot_p, message)),
-            &ConditionMessage {
-                condition: c,
-                messages,
-                desired_replicas,
-            },
-        );
+        let message = ConditionMessage {
+            condition: c,
+            messages,
+            desired_replicas,
+        };
+        // Copied without the formatting machinery when no number or text goes in.
+        match message.plain() {
+            Some(text) => write_str_uninit(elements(field!(slot_p, message)), text),
+            None => write_display_uninit(elements(field!(slot_p, message)), &message),
+        };
         n += 1;
     }
     n

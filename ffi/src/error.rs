@@ -97,7 +97,7 @@ pub(crate) enum Detail {
     Misaligned(usize),
     /// Storage never initialized.
     Uninitialized,
-    /// Storage whose fingerprint does not match.
+    /// Storage whose digests do not match.
     Corrupt,
     /// Invalid UTF-8.
     Utf8,

@@ -55,8 +55,8 @@ pub enum hpa_status {
     /// A rescale outcome was reported but no rescale is pending.
     NoPendingRescale = 3002,
     /// The autoscaler storage was changed since this library last wrote it (a stray write, a
-    /// bit flip): its fingerprint does not match. Nothing was read from it; restore a saved
-    /// snapshot or initialize it again.
+    /// bit flip): a digest of its bytes in use does not match. Nothing was read from it;
+    /// restore a saved snapshot or initialize it again.
     CorruptState = 3003,
     /// A snapshot is damaged, truncated, padded or inconsistent: not what
     /// `hpa_autoscaler_save` wrote (`hpa_snapshot_check` tells what is wrong).

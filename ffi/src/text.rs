@@ -172,7 +172,7 @@ fn as_uninit(array: &mut [c_char]) -> &mut [MaybeUninit<c_char>] {
 #[repr(C)]
 pub(crate) struct Stored<const N: usize> {
     bytes: [u8; N],
-    len: u32,
+    pub(crate) len: u32,
 }
 
 impl<const N: usize> Stored<N> {
@@ -197,15 +197,9 @@ impl<const N: usize> Stored<N> {
     }
 
     /// The bytes in use.
-    fn used(&self) -> &[u8] {
+    pub(crate) fn used(&self) -> &[u8] {
         let len = usize::try_from(self.len).unwrap_or(usize::MAX);
         self.bytes.get(..len).unwrap_or(&[])
-    }
-
-    /// Adds the length and the bytes in use to `f`.
-    pub(crate) fn fingerprint(&self, f: &mut hpa::fingerprint::Fingerprint) {
-        f.word(self.len.into());
-        f.bytes(self.used());
     }
 }
 

@@ -1,0 +1,276 @@
+//! The storage check of `hpa_autoscaler`: digests of the state's bytes, kept beside it, that
+//! every call compares before it reads the state and stores again for what it changed.
+//!
+//! The bytes in use are cut in parts, each with its own digest: the fixed part (the marker,
+//! the rings' headers, the engine's other fields and the messages' bytes in use), the scale
+//! events' ring (its bytes in use) and the recommendations' ring in blocks of [`BLOCK`] bytes
+//! (each block's bytes in use). A call compares every digest on entry, since it may read any
+//! part; an evaluation then stores again only the fixed part's and those of the blocks its
+//! recommendation reached (the ring's ends moved over them), not the whole history's. The
+//! recommendations' bytes in use only change where the ring's ends move, or all of them when
+//! the ring moves its bytes to its start (its head then goes back), and an evaluation writes
+//! no scale event; other calls store every digest.
+//!
+//! A digest is one chain of rounds over the part's 64-bit words and its length (the rounds of
+//! `hpa::fingerprint`: each a bijection of the chain and of the word), so any change of a
+//! single word of a part changes its digest, and other changes go unnoticed with a
+//! probability of about 2^-64 per part. Damage to bytes not in use changes no decision and is
+//! not looked at.
+
+use core::mem::{offset_of, size_of};
+
+use crate::autoscaler::State;
+
+/// Bytes of a block of the recommendations' ring.
+pub(crate) const BLOCK: usize = 128;
+/// The history rings' capacities of the C API's autoscaler (the engine's defaults).
+pub(crate) const RECOMMENDATION_CAPACITY: usize = hpa::autoscaler::DEFAULT_RECOMMENDATION_BYTES;
+pub(crate) const EVENT_CAPACITY: usize = hpa::autoscaler::DEFAULT_EVENT_BYTES;
+/// Blocks of the recommendations' ring (the last one may be shorter).
+const BLOCKS: usize = RECOMMENDATION_CAPACITY.div_ceil(BLOCK);
+
+/// The digests of a state's parts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Seal {
+    fixed: u64,
+    events: u64,
+    blocks: [u64; BLOCKS],
+}
+
+/// Bytes of a [`Seal`]: plain words, no padding.
+pub(crate) const SEAL_BYTES: usize = 8 * (2 + BLOCKS);
+const _: () = assert!(size_of::<Seal>() == SEAL_BYTES);
+
+impl Seal {
+    /// No digest yet (what [`Seal::of`] replaces).
+    pub(crate) const NONE: Seal = Seal {
+        fixed: 0,
+        events: 0,
+        blocks: [0; BLOCKS],
+    };
+
+    /// The digests of every part of `state`.
+    pub(crate) fn of(state: &State) -> Seal {
+        let all = as_bytes(state);
+        let ring = Ring::of(all);
+        let mut blocks = [0; BLOCKS];
+        for (i, digest) in blocks.iter_mut().enumerate() {
+            *digest = ring.block(i);
+        }
+        Seal {
+            fixed: fixed(state, all),
+            events: events(all),
+            blocks,
+        }
+    }
+}
+
+/// Where the engine's history rings are in a [`State`]'s bytes. `Autoscaler`, its `History`
+/// and their rings are `repr(C)`: the history comes first in the autoscaler, the
+/// recommendations' ring first in the history and the scale events' second, each ring its
+/// header (oldest and newest instants, then the `u32` head and tail of its live bytes) and then
+/// its bytes. The sizes are asserted in `autoscaler.rs`; the test
+/// `digests_cover_what_the_engine_fingerprints` checks the places against
+/// `Autoscaler::fingerprint_into`.
+pub(crate) mod layout {
+    use super::{offset_of, State, EVENT_CAPACITY, RECOMMENDATION_CAPACITY};
+
+    /// Bytes of a ring's header.
+    pub(crate) const RING_HEADER: usize = 8 + 8 + 4 + 4;
+    pub(crate) const RECOMMENDATION_HEADER: usize = offset_of!(State, engine);
+    pub(crate) const RECOMMENDATION_BYTES: usize = RECOMMENDATION_HEADER + RING_HEADER;
+    pub(crate) const EVENT_HEADER: usize = RECOMMENDATION_BYTES + RECOMMENDATION_CAPACITY;
+    pub(crate) const EVENT_BYTES: usize = EVENT_HEADER + RING_HEADER;
+    /// The engine's fields after the rings.
+    pub(crate) const REST: usize = EVENT_BYTES + EVENT_CAPACITY;
+    pub(crate) const MESSAGES: usize = offset_of!(State, messages);
+}
+
+/// A state's bytes.
+fn as_bytes(state: &State) -> &[u8] {
+    // SAFETY: a `State` is plain data without padding (asserted with `FIELD_BYTES` in
+    // autoscaler.rs): all of its bytes are initialized, and readable as long as the reference.
+    unsafe {
+        core::slice::from_raw_parts(core::ptr::from_ref(state).cast::<u8>(), size_of::<State>())
+    }
+}
+
+/// The `(head, tail)` of the ring whose header starts at `header`: its live bytes are
+/// `bytes[head..tail]`, as the engine's `Region::live` takes them (none when out of range).
+fn ends(all: &[u8], header: usize) -> (usize, usize) {
+    let word = |at: usize| {
+        all.get(header + at..header + at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b| u32::from_ne_bytes(b) as usize)
+    };
+    (word(16), word(20))
+}
+
+/// The live bytes of the ring whose header starts at `header`, of `capacity` bytes.
+pub(crate) fn live(all: &[u8], header: usize, capacity: usize) -> &[u8] {
+    let (head, tail) = ends(all, header);
+    all.get(header + layout::RING_HEADER..header + layout::RING_HEADER + capacity)
+        .and_then(|bytes| bytes.get(head..tail))
+        .unwrap_or(&[])
+}
+
+/// A digest being computed: one chain of rounds.
+struct Chain(u64);
+
+/// xxHash64's primes, as `hpa::fingerprint` uses them.
+const P1: u64 = 0x9E37_79B1_85EB_CA87;
+const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+
+impl Chain {
+    /// Adds one word: a bijection of the chain for a fixed word and of the word for a fixed
+    /// chain (`hpa::fingerprint`'s round).
+    #[inline(always)]
+    fn word(&mut self, w: u64) {
+        let x = (self.0 ^ w).wrapping_mul(P2);
+        self.0 = x ^ (x >> 29);
+    }
+
+    /// Adds the length of `bytes` and then its bytes, eight a word, the last padded.
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.word(bytes.len() as u64);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut b = [0_u8; 8];
+            for (d, &s) in b.iter_mut().zip(rest) {
+                *d = s;
+            }
+            self.word(u64::from_le_bytes(b));
+        }
+    }
+}
+
+/// The fixed part's digest.
+fn fixed(state: &State, all: &[u8]) -> u64 {
+    let run = |from: usize, to: usize| all.get(from..to).unwrap_or(&[]);
+    let mut c = Chain(P1);
+    c.bytes(run(0, layout::RECOMMENDATION_BYTES));
+    c.bytes(run(layout::EVENT_HEADER, layout::EVENT_BYTES));
+    c.bytes(run(layout::REST, layout::MESSAGES));
+    for message in [
+        &state.messages.scaling_active,
+        &state.messages.update_failure,
+    ] {
+        c.word(u64::from(message.len));
+        c.bytes(message.used());
+    }
+    c.0
+}
+
+/// The scale events' ring's digest.
+fn events(all: &[u8]) -> u64 {
+    let mut c = Chain(P2);
+    c.bytes(live(all, layout::EVENT_HEADER, EVENT_CAPACITY));
+    c.0
+}
+
+/// The recommendations' ring: its bytes and the ends of the live ones.
+struct Ring<'a> {
+    bytes: &'a [u8],
+    head: usize,
+    tail: usize,
+}
+
+impl<'a> Ring<'a> {
+    fn of(all: &'a [u8]) -> Ring<'a> {
+        let (head, tail) = ends(all, layout::RECOMMENDATION_HEADER);
+        let bytes = all
+            .get(layout::RECOMMENDATION_BYTES..layout::EVENT_HEADER)
+            .unwrap_or(&[]);
+        // Ends the engine would not read (`Region::live`): no live bytes.
+        let (head, tail) = if head <= tail && tail <= bytes.len() {
+            (head, tail)
+        } else {
+            (0, 0)
+        };
+        Ring { bytes, head, tail }
+    }
+
+    /// The digest of block `i`: its bytes in use.
+    fn block(&self, i: usize) -> u64 {
+        let start = i * BLOCK;
+        let end = (start + BLOCK).min(self.bytes.len());
+        let live = self
+            .bytes
+            // `max` and `min`, not `clamp`, which asserts (and links a panic).
+            .get(self.head.max(start).min(end)..self.tail.max(start).min(end))
+            .unwrap_or(&[]);
+        let mut c = Chain(P1 ^ i as u64);
+        c.bytes(live);
+        c.0
+    }
+}
+
+/// Whether `seal` holds the digests of `state`'s parts.
+pub(crate) fn holds(seal: &Seal, state: &State) -> bool {
+    let all = as_bytes(state);
+    let ring = Ring::of(all);
+    seal.fixed == fixed(state, all)
+        && seal.events == events(all)
+        && seal
+            .blocks
+            .iter()
+            .enumerate()
+            .all(|(i, &digest)| digest == ring.block(i))
+}
+
+/// What an evaluation's digests depend on, taken before it: the recommendations' ring's ends
+/// and the scale events' ring's header.
+#[derive(Clone, Copy)]
+pub(crate) struct Before {
+    recommendations: (usize, usize),
+    events_header: [u8; layout::RING_HEADER],
+}
+
+impl Before {
+    pub(crate) fn of(state: &State) -> Before {
+        let all = as_bytes(state);
+        let mut events_header = [0; layout::RING_HEADER];
+        let header = all.get(layout::EVENT_HEADER..layout::EVENT_BYTES);
+        for (d, &b) in events_header.iter_mut().zip(header.unwrap_or(&[])) {
+            *d = b;
+        }
+        Before {
+            recommendations: ends(all, layout::RECOMMENDATION_HEADER),
+            events_header,
+        }
+    }
+}
+
+/// `seal` updated for what an evaluation changed in `state` since `before`: the fixed part,
+/// the blocks over which the recommendations' ends moved (every block when one went back:
+/// the ring moved its bytes, or emptied) and, had its header changed, the events' ring.
+pub(crate) fn after_evaluation(seal: &mut Seal, state: &State, before: &Before) {
+    let all = as_bytes(state);
+    seal.fixed = fixed(state, all);
+    let now = Before::of(state);
+    if now.events_header != before.events_header {
+        seal.events = events(all);
+    }
+    let ((h0, t0), (h1, t1)) = (before.recommendations, now.recommendations);
+    let moved = |a: usize, b: usize| a.min(b) / BLOCK..=(a.max(b) / BLOCK).min(BLOCKS - 1);
+    let ring = Ring::of(all);
+    let mut rehash = |blocks: core::ops::RangeInclusive<usize>| {
+        for i in blocks {
+            if let Some(digest) = seal.blocks.get_mut(i) {
+                *digest = ring.block(i);
+            }
+        }
+    };
+    // Either end going back: the ring moved its bytes to its start, or emptied.
+    if h1 < h0 || t1 < t0 {
+        rehash(0..=BLOCKS - 1);
+    } else {
+        rehash(moved(h0, h1));
+        rehash(moved(t0, t1));
+    }
+}
