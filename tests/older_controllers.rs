@@ -213,6 +213,69 @@ fn missing_pods_at_their_request_before_1_26() {
     assert_eq!(at(Some(25)), at(None));
 }
 
+/// docs/spec/releases.md#plain-missing-at-one, the scale-down direction. An average-value
+/// target of 500m cpu (`calcPlainMetricReplicas`, as for Pods metrics) over six pods: four
+/// report 500m, 500m, 501m and 502m, two have no sample (missing). First pass: the average
+/// `2003 / 4` = 500 (truncating), ratio `500 / 500` = exactly 1.0, so the second pass runs
+/// (missing pods). Before 1.28 the missing pods are filled in with 0 (the branch for every
+/// ratio not below 1): `2003 / 6` = 333, new ratio 0.666, outside the tolerance, no flip from
+/// a ratio of 1, `ceil(0.666 × 6)` = ceil(3.996) = 4, not above the current 6: 4. From 1.28
+/// nothing is filled in at exactly 1: the new ratio is 1.0 again, within the tolerance: 6.
+#[test]
+fn missing_pods_at_zero_at_a_ratio_of_one_before_1_28() {
+    let metric = MetricSpec::resource(
+        "cpu",
+        MetricTarget::average_value(Quantity::from_milli(500)),
+    );
+    let pods = pods(6);
+    let per_pod = [
+        Some(sample(500, &[])),
+        Some(sample(500, &[])),
+        Some(sample(501, &[])),
+        Some(sample(502, &[])),
+        None,
+        None,
+    ];
+    let at = |minor| decide(minor, &metric, &pods, &per_pod);
+    assert_eq!(at(Some(23)), Ok(4));
+    assert_eq!(at(Some(27)), Ok(4));
+    assert_eq!(at(Some(28)), Ok(6));
+    assert_eq!(at(None), Ok(6));
+    // A utilization target at exactly 1 never filled missing pods in (`GetResourceReplicas`
+    // has had `else if usageRatio > 1.0` since 1.5): 1000m requests at 50 % and the same
+    // usage: `2003 × 100 / 4000` = 50 %, ratio 1.0, the same map again: 6 in every release.
+    let metric = MetricSpec::resource("cpu", MetricTarget::utilization(50));
+    let at = |minor| decide(minor, &metric, &pods, &per_pod);
+    assert_eq!(at(Some(23)), Ok(6));
+    assert_eq!(at(None), Ok(6));
+}
+
+/// docs/spec/releases.md#plain-missing-at-one, the scale-up direction: the older rule changes
+/// nothing there. The same six pods with the four samples at 1000m: ratio `1000 / 500` = 2 > 1,
+/// and every release fills the missing pods in with 0: `4000 / 6` = 666, new ratio 1.332,
+/// `ceil(1.332 × 6)` = ceil(7.992) = 8. Below the target (250m each, ratio 0.5) every release
+/// fills in the target: `(1000 + 1000) / 6` = 333, `ceil(0.666 × 6)` = 4. At exactly 1 the
+/// older fill can only lower the ratio (the new average is below the target), so an older
+/// controller never proposes more than the newer one there.
+#[test]
+fn missing_pods_above_and_below_one_alike_in_every_release() {
+    let metric = MetricSpec::resource(
+        "cpu",
+        MetricTarget::average_value(Quantity::from_milli(500)),
+    );
+    let pods = pods(6);
+    let four_at = |milli| {
+        let mut per_pod = vec![Some(sample(milli, &[])); 4];
+        per_pod.extend([None, None]);
+        per_pod
+    };
+    let (above, below) = (four_at(1000), four_at(250));
+    for minor in [Some(23), Some(27), Some(28), None] {
+        assert_eq!(decide(minor, &metric, &pods, &above), Ok(8), "{minor:?}");
+        assert_eq!(decide(minor, &metric, &pods, &below), Ok(4), "{minor:?}");
+    }
+}
+
 static APP_1500: [ContainerUsage<'static>; 1] = [ContainerUsage {
     name: "app",
     milli: 1500,
