@@ -7,16 +7,14 @@
 use hpa::conditions::Conditions;
 use hpa::defaults::{ResolvedBehavior, ResolvedRules};
 use hpa::history::{History, ScaleEvent};
-use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
-    ResourceRequest,
-};
-use hpa::metrics::{evaluate_metric, CalcContext, MetricOutcome, Tolerances};
+use hpa::input::ContainerUsage;
+use hpa::metrics::Tolerances;
 use hpa::normalize::{self, Bounds};
 use hpa::settings::ControllerRelease;
 use hpa::spec::{MetricSpec, MetricTarget, PolicyType, ScalingPolicy, SelectPolicy};
-use hpa::{Arithmetic, Duration, Instant, MetricValues, Observation};
+use hpa::{Arithmetic, Instant, MetricValues};
 use hpa::{Pod, PodSamples, Quantity, Sample, Settings, Tolerance};
+use testkit::pods::{pods, sample};
 
 /// Settings of Kubernetes 1.`minor` (the newest for `None`), in `arithmetic`.
 fn settings(minor: Option<u8>, arithmetic: Arithmetic) -> Settings {
@@ -27,75 +25,24 @@ fn settings(minor: Option<u8>, arithmetic: Arithmetic) -> Settings {
     }
 }
 
-static CPU_REQUEST: [ResourceRequest<'static>; 1] = [ResourceRequest {
-    resource: "cpu",
-    quantity: Quantity::from_milli(1000),
-}];
-static CONTAINERS: [Container<'static>; 1] = [Container {
-    name: "app",
-    kind: ContainerKind::Regular,
-    requests: &CPU_REQUEST,
-}];
-const NAMES: [&str; 10] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"];
-
-/// `n` running pods, ready for ten minutes, each requesting 1 CPU in its container `app`.
-fn pods(n: usize) -> Vec<Pod<'static>> {
-    NAMES[..n]
-        .iter()
-        .map(|name| Pod {
-            name,
-            phase: PodPhase::Running,
-            ready: Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(-600_000)),
-            }),
-            start_time: Some(Instant(-900_000)),
-            deleted: false,
-            containers: &CONTAINERS,
-            requests: None,
-        })
-        .collect()
-}
-
-/// A sample of `milli` CPU taken now, with the usage of `containers`.
-fn sample(milli: i64, containers: &'static [ContainerUsage<'static>]) -> Sample<'static> {
-    Sample {
-        milli,
-        timestamp: Instant(0),
-        window: Duration::from_secs(60),
-        containers,
-    }
-}
-
-/// One metric's outcome over `pods` (current = status = their count) with the settings'
-/// tolerance both ways; the proposal, or the error's text.
+/// One metric's outcome over `pods` with the settings' tolerance both ways.
 fn outcome(
     settings: &Settings,
     metric: &MetricSpec<'_>,
     pods: &[Pod<'_>],
     samples: &PodSamples<'_>,
 ) -> Result<i32, String> {
-    let replicas = i32::try_from(pods.len()).unwrap();
-    let obs = Observation {
-        now: Instant(0),
-        replicas,
-        status_replicas: replicas,
-        pods,
-        metrics: &[],
+    let tolerances = Tolerances {
+        down: settings.tolerance,
+        up: settings.tolerance,
     };
-    let ctx = CalcContext {
-        obs: &obs,
+    testkit::pods::outcome(
         settings,
-        tolerances: Tolerances {
-            down: settings.tolerance,
-            up: settings.tolerance,
-        },
-        current: replicas,
-    };
-    match evaluate_metric(&ctx, metric, &MetricValues::Pods(*samples)) {
-        MetricOutcome::Proposal(p) => Ok(p.replicas),
-        MetricOutcome::Error(e) => Err(e.to_string()),
-    }
+        tolerances,
+        metric,
+        pods,
+        &MetricValues::Pods(*samples),
+    )
 }
 
 /// [`outcome`] in kubernetes arithmetic in 1.`minor`, without samples of unlisted pods.
