@@ -434,11 +434,6 @@ fn quantities(resources: RawResources, at: &str) -> Result<(Quantities, Quantiti
     ))
 }
 
-/// Whether a pod may set `resource` itself (PodLevelResources: cpu, memory, hugepages).
-fn is_pod_level(resource: &str) -> bool {
-    resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-")
-}
-
 /// The pod's own requests after the API server's defaulting with PodLevelResources on
 /// (`defaultHugePagePodLimits`, then `defaultPodRequests`): a hugepages limit the pod does
 /// not set is the containers' aggregated one; when the pod sets limits, a cpu or memory
@@ -452,7 +447,7 @@ fn pod_level_requests(
 ) -> Result<Option<Vec<(String, Quantity)>>, String> {
     let (mut requests, mut pod_limits) = quantities(resources, &format!("{path}.resources"))?;
     for (field, map) in [("requests", &requests), ("limits", &pod_limits)] {
-        if let Some(resource) = map.keys().find(|r| !is_pod_level(r)) {
+        if let Some(resource) = map.keys().find(|r| !hpa::is_pod_level_resource(r)) {
             return Err(format!(
                 "{path}.resources.{field}.{resource}: a pod may set only cpu, memory and \
                  hugepages-<size> resources itself"
