@@ -317,6 +317,13 @@ fn pod_level_request<'r, 'a: 'r, P: PodView<'a>>(
 /// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
 /// init container plus the sidecars started before it), in exact nano-units rounded once to
 /// milli-units. `None` when no container requests the resource.
+///
+/// The CLI's `aggregate` (cli/src/pod_template.rs) is the same rule (upstream's
+/// `AggregateContainerRequests`) for the API server's defaulting of a pod's own requests: it
+/// must give the Quantity stored in the pod, exact and in `Quantity.Add`'s format, and refuse
+/// what does not fit, where the controller reads only this `MilliValue`, saturating. A shared
+/// form would carry a format and an error through the engine's path, whose Cortex-M0 code has
+/// no room for them.
 // Inlined into its one caller: out of line it took 72 bytes less stack on a Cortex-M0 for 96
 // bytes more code, and the code budget is the scarcer (the stack stays under its own).
 fn aggregate_container_requests<'a, C: ContainerView<'a>>(
@@ -519,7 +526,13 @@ pub(crate) mod tests {
         for resource in ["cpu", "memory", "hugepages-2Mi", "hugepages-1Gi"] {
             assert!(is_pod_level_resource(resource), "{resource}");
         }
-        for resource in ["nvidia.com/gpu", "ephemeral-storage", "cpus", "hugepages", ""] {
+        for resource in [
+            "nvidia.com/gpu",
+            "ephemeral-storage",
+            "cpus",
+            "hugepages",
+            "",
+        ] {
             assert!(!is_pod_level_resource(resource), "{resource}");
         }
     }
