@@ -102,7 +102,7 @@ pub use autoscaler::{
 };
 pub use defaults::Hpa;
 pub use input::{MetricValues, Observation, Pod, PodSamples, Sample};
-pub use pods::{pod_request, RequestError};
+pub use pods::{is_pod_level_resource, pod_request, RequestError};
 pub use quantity::Quantity;
 pub use settings::{Arithmetic, Settings};
 pub use spec::HpaSpec;

@@ -244,8 +244,17 @@ fn find_request<'r, 'a, R: RequestView<'a>>(
         .map(|r| r.amount())
 }
 
-/// Resources a pod-level request may set (PodLevelResources).
-fn is_pod_level_resource(resource: &str) -> bool {
+/// Whether a pod may request `resource` itself (PodLevelResources: cpu, memory and
+/// `hugepages-<size>`, docs/spec/pods.md#pod-level-requests): [`pod_request`] uses a pod's
+/// pod-level requests only when one of them names such a resource, and only for such a
+/// resource.
+pub fn is_pod_level_resource(resource: &str) -> bool {
+    settable_by_pod(resource)
+}
+
+/// [`is_pod_level_resource`], private to the engine's path: its code on a Cortex-M0 stays as
+/// it was before the public one existed.
+fn settable_by_pod(resource: &str) -> bool {
     same(resource, "cpu") || same(resource, "memory") || starts_with(resource, "hugepages-")
 }
 
@@ -277,11 +286,7 @@ pub(crate) fn request_of<'r, 'a: 'r, P: PodView<'a>>(
     resource: &'r str,
 ) -> Result<i64, RequestError<'r>> {
     match (pod.requests(), container) {
-        (Some(pod_level), None)
-            if pod_level
-                .iter()
-                .any(|r| is_pod_level_resource(r.resource())) =>
-        {
+        (Some(pod_level), None) if pod_level.iter().any(|r| settable_by_pod(r.resource())) => {
             pod_level_request(pod, pod_level, resource)
         }
         _ => container_requests(pod, container, resource),
@@ -295,7 +300,7 @@ fn pod_level_request<'r, 'a: 'r, P: PodView<'a>>(
     pod_level: &[P::Request],
     resource: &'r str,
 ) -> Result<i64, RequestError<'r>> {
-    if is_pod_level_resource(resource) {
+    if settable_by_pod(resource) {
         if let Some(q) = find_request(pod_level, resource) {
             return Ok(q.milli_value());
         }
@@ -312,6 +317,13 @@ fn pod_level_request<'r, 'a: 'r, P: PodView<'a>>(
 /// Sum of regular containers and sidecars, against the largest init-time footprint (a plain
 /// init container plus the sidecars started before it), in exact nano-units rounded once to
 /// milli-units. `None` when no container requests the resource.
+///
+/// The CLI's `aggregate` (cli/src/pod_template.rs) is the same rule (upstream's
+/// `AggregateContainerRequests`) for the API server's defaulting of a pod's own requests: it
+/// must give the Quantity stored in the pod, exact and in `Quantity.Add`'s format, and refuse
+/// what does not fit, where the controller reads only this `MilliValue`, saturating. A shared
+/// form would carry a format and an error through the engine's path, whose Cortex-M0 code has
+/// no room for them.
 // Inlined into its one caller: out of line it took 72 bytes less stack on a Cortex-M0 for 96
 // bytes more code, and the code budget is the scarcer (the stack stays under its own).
 fn aggregate_container_requests<'a, C: ContainerView<'a>>(
@@ -507,6 +519,22 @@ pub(crate) mod tests {
                 pod: "p"
             })
         );
+    }
+
+    #[test]
+    fn resources_a_pod_may_request_itself() {
+        for resource in ["cpu", "memory", "hugepages-2Mi", "hugepages-1Gi"] {
+            assert!(is_pod_level_resource(resource), "{resource}");
+        }
+        for resource in [
+            "nvidia.com/gpu",
+            "ephemeral-storage",
+            "cpus",
+            "hugepages",
+            "",
+        ] {
+            assert!(!is_pod_level_resource(resource), "{resource}");
+        }
     }
 
     #[test]

@@ -106,6 +106,13 @@ impl ControllerRelease {
         self.minor < 26
     }
 
+    /// Before 1.28 an average-value or Pods target fills its missing pods in with 0 whenever
+    /// the first ratio is not below 1, so also at exactly 1
+    /// (docs/spec/releases.md#plain-missing-at-one).
+    pub(crate) const fn plain_missing_unless_below(self) -> bool {
+        self.minor < 28
+    }
+
     /// Before 1.25 a policy's period start counts the events of its own direction only
     /// (docs/spec/releases.md#period-start).
     pub(crate) const fn one_direction_period_start(self) -> bool {

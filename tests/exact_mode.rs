@@ -8,17 +8,15 @@
 
 use hpa::defaults::ResolvedRules;
 use hpa::history::{History, ScaleEvent};
-use hpa::input::{
-    ConditionStatus, Container, ContainerKind, PodPhase, ReadyCondition, ResourceRequest,
-};
-use hpa::metrics::{evaluate_metric, CalcContext, MetricOutcome, Tolerances};
+use hpa::metrics::Tolerances;
 use hpa::normalize::{scale_down_limit, scale_up_limit};
 use hpa::spec::{
     Behavior, CrossVersionObjectReference, MetricIdentifier, MetricSpec, MetricTarget, PolicyType,
     ScalingPolicy, ScalingRules, SelectPolicy,
 };
-use hpa::{Arithmetic, Autoscaler, Duration, Hpa, HpaSpec, Instant, MetricValues, Observation};
+use hpa::{Arithmetic, Autoscaler, Hpa, HpaSpec, Instant, MetricValues, Observation};
 use hpa::{Pod, PodSamples, Quantity, Sample, Settings, Tolerance};
+use testkit::pods::{outcome, pod, sample};
 use testkit::Rng;
 
 const MODES: [Arithmetic; 2] = [Arithmetic::Kubernetes, Arithmetic::Exact];
@@ -33,39 +31,12 @@ fn settings(arithmetic: Arithmetic) -> Settings {
 // ---------------------------------------------------------------------------------------------
 // Pods and observations
 
-static CPU_REQUEST: [ResourceRequest<'static>; 1] = [ResourceRequest {
-    resource: "cpu",
-    quantity: Quantity::from_milli(1000),
-}];
-static CONTAINERS: [Container<'static>; 1] = [Container {
-    name: "app",
-    kind: ContainerKind::Regular,
-    requests: &CPU_REQUEST,
-}];
-
-/// A running pod, ready for ten minutes, requesting 1 CPU: counted by every calculator (its
-/// CPU initialization period is long over, docs/spec/pods.md#cpu-readiness, case c).
-const POD: Pod<'static> = Pod {
-    name: "worker",
-    phase: PodPhase::Running,
-    ready: Some(ReadyCondition {
-        status: ConditionStatus::True,
-        last_transition: Some(Instant(-600_000)),
-    }),
-    start_time: Some(Instant(-900_000)),
-    deleted: false,
-    containers: &CONTAINERS,
-    requests: None,
-};
+/// A pod counted by every calculator, requesting 1 CPU (testkit's fixture).
+const POD: Pod<'static> = pod("worker");
 
 /// A sample of `milli` CPU taken now.
 fn cpu_sample(milli: i64) -> Option<Sample<'static>> {
-    Some(Sample {
-        milli,
-        timestamp: Instant(0),
-        window: Duration::from_secs(60),
-        containers: &[],
-    })
+    Some(sample(milli, &[]))
 }
 
 fn tolerance(q: &str) -> Tolerance {
@@ -81,25 +52,8 @@ fn proposal(
     tol: Tolerances,
 ) -> i32 {
     let pods = vec![POD; n];
-    let replicas = i32::try_from(n).unwrap();
-    let obs = Observation {
-        now: Instant(0),
-        replicas,
-        status_replicas: replicas,
-        pods: &pods,
-        metrics: &[],
-    };
-    let settings = settings(mode);
-    let ctx = CalcContext {
-        obs: &obs,
-        settings: &settings,
-        tolerances: tol,
-        current: replicas,
-    };
-    match evaluate_metric(&ctx, metric, values) {
-        MetricOutcome::Proposal(p) => p.replicas,
-        MetricOutcome::Error(e) => panic!("metric failed: {e:?}"),
-    }
+    outcome(&settings(mode), tol, metric, &pods, values)
+        .unwrap_or_else(|e| panic!("metric failed: {e}"))
 }
 
 const DEFAULT_TOLERANCES: Tolerances = Tolerances {

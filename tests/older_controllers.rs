@@ -7,16 +7,14 @@
 use hpa::conditions::Conditions;
 use hpa::defaults::{ResolvedBehavior, ResolvedRules};
 use hpa::history::{History, ScaleEvent};
-use hpa::input::{
-    ConditionStatus, Container, ContainerKind, ContainerUsage, PodPhase, ReadyCondition,
-    ResourceRequest,
-};
-use hpa::metrics::{evaluate_metric, CalcContext, MetricOutcome, Tolerances};
+use hpa::input::ContainerUsage;
+use hpa::metrics::Tolerances;
 use hpa::normalize::{self, Bounds};
 use hpa::settings::ControllerRelease;
 use hpa::spec::{MetricSpec, MetricTarget, PolicyType, ScalingPolicy, SelectPolicy};
-use hpa::{Arithmetic, Duration, Instant, MetricValues, Observation};
+use hpa::{Arithmetic, Instant, MetricValues};
 use hpa::{Pod, PodSamples, Quantity, Sample, Settings, Tolerance};
+use testkit::pods::{pods, sample};
 
 /// Settings of Kubernetes 1.`minor` (the newest for `None`), in `arithmetic`.
 fn settings(minor: Option<u8>, arithmetic: Arithmetic) -> Settings {
@@ -27,75 +25,24 @@ fn settings(minor: Option<u8>, arithmetic: Arithmetic) -> Settings {
     }
 }
 
-static CPU_REQUEST: [ResourceRequest<'static>; 1] = [ResourceRequest {
-    resource: "cpu",
-    quantity: Quantity::from_milli(1000),
-}];
-static CONTAINERS: [Container<'static>; 1] = [Container {
-    name: "app",
-    kind: ContainerKind::Regular,
-    requests: &CPU_REQUEST,
-}];
-const NAMES: [&str; 10] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"];
-
-/// `n` running pods, ready for ten minutes, each requesting 1 CPU in its container `app`.
-fn pods(n: usize) -> Vec<Pod<'static>> {
-    NAMES[..n]
-        .iter()
-        .map(|name| Pod {
-            name,
-            phase: PodPhase::Running,
-            ready: Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(-600_000)),
-            }),
-            start_time: Some(Instant(-900_000)),
-            deleted: false,
-            containers: &CONTAINERS,
-            requests: None,
-        })
-        .collect()
-}
-
-/// A sample of `milli` CPU taken now, with the usage of `containers`.
-fn sample(milli: i64, containers: &'static [ContainerUsage<'static>]) -> Sample<'static> {
-    Sample {
-        milli,
-        timestamp: Instant(0),
-        window: Duration::from_secs(60),
-        containers,
-    }
-}
-
-/// One metric's outcome over `pods` (current = status = their count) with the settings'
-/// tolerance both ways; the proposal, or the error's text.
+/// One metric's outcome over `pods` with the settings' tolerance both ways.
 fn outcome(
     settings: &Settings,
     metric: &MetricSpec<'_>,
     pods: &[Pod<'_>],
     samples: &PodSamples<'_>,
 ) -> Result<i32, String> {
-    let replicas = i32::try_from(pods.len()).unwrap();
-    let obs = Observation {
-        now: Instant(0),
-        replicas,
-        status_replicas: replicas,
-        pods,
-        metrics: &[],
+    let tolerances = Tolerances {
+        down: settings.tolerance,
+        up: settings.tolerance,
     };
-    let ctx = CalcContext {
-        obs: &obs,
+    testkit::pods::outcome(
         settings,
-        tolerances: Tolerances {
-            down: settings.tolerance,
-            up: settings.tolerance,
-        },
-        current: replicas,
-    };
-    match evaluate_metric(&ctx, metric, &MetricValues::Pods(*samples)) {
-        MetricOutcome::Proposal(p) => Ok(p.replicas),
-        MetricOutcome::Error(e) => Err(e.to_string()),
-    }
+        tolerances,
+        metric,
+        pods,
+        &MetricValues::Pods(*samples),
+    )
 }
 
 /// [`outcome`] in kubernetes arithmetic in 1.`minor`, without samples of unlisted pods.
@@ -211,6 +158,69 @@ fn missing_pods_at_their_request_before_1_26() {
     let metric = MetricSpec::resource("cpu", MetricTarget::utilization(100));
     let at = |minor| decide(minor, &metric, &pods, &per_pod);
     assert_eq!(at(Some(25)), at(None));
+}
+
+/// docs/spec/releases.md#plain-missing-at-one, the scale-down direction. An average-value
+/// target of 500m cpu (`calcPlainMetricReplicas`, as for Pods metrics) over six pods: four
+/// report 500m, 500m, 501m and 502m, two have no sample (missing). First pass: the average
+/// `2003 / 4` = 500 (truncating), ratio `500 / 500` = exactly 1.0, so the second pass runs
+/// (missing pods). Before 1.28 the missing pods are filled in with 0 (the branch for every
+/// ratio not below 1): `2003 / 6` = 333, new ratio 0.666, outside the tolerance, no flip from
+/// a ratio of 1, `ceil(0.666 × 6)` = ceil(3.996) = 4, not above the current 6: 4. From 1.28
+/// nothing is filled in at exactly 1: the new ratio is 1.0 again, within the tolerance: 6.
+#[test]
+fn missing_pods_at_zero_at_a_ratio_of_one_before_1_28() {
+    let metric = MetricSpec::resource(
+        "cpu",
+        MetricTarget::average_value(Quantity::from_milli(500)),
+    );
+    let pods = pods(6);
+    let per_pod = [
+        Some(sample(500, &[])),
+        Some(sample(500, &[])),
+        Some(sample(501, &[])),
+        Some(sample(502, &[])),
+        None,
+        None,
+    ];
+    let at = |minor| decide(minor, &metric, &pods, &per_pod);
+    assert_eq!(at(Some(23)), Ok(4));
+    assert_eq!(at(Some(27)), Ok(4));
+    assert_eq!(at(Some(28)), Ok(6));
+    assert_eq!(at(None), Ok(6));
+    // A utilization target at exactly 1 never filled missing pods in (`GetResourceReplicas`
+    // has had `else if usageRatio > 1.0` since 1.5): 1000m requests at 50 % and the same
+    // usage: `2003 × 100 / 4000` = 50 %, ratio 1.0, the same map again: 6 in every release.
+    let metric = MetricSpec::resource("cpu", MetricTarget::utilization(50));
+    let at = |minor| decide(minor, &metric, &pods, &per_pod);
+    assert_eq!(at(Some(23)), Ok(6));
+    assert_eq!(at(None), Ok(6));
+}
+
+/// docs/spec/releases.md#plain-missing-at-one, the scale-up direction: the older rule changes
+/// nothing there. The same six pods with the four samples at 1000m: ratio `1000 / 500` = 2 > 1,
+/// and every release fills the missing pods in with 0: `4000 / 6` = 666, new ratio 1.332,
+/// `ceil(1.332 × 6)` = ceil(7.992) = 8. Below the target (250m each, ratio 0.5) every release
+/// fills in the target: `(1000 + 1000) / 6` = 333, `ceil(0.666 × 6)` = 4. At exactly 1 the
+/// older fill can only lower the ratio (the new average is below the target), so an older
+/// controller never proposes more than the newer one there.
+#[test]
+fn missing_pods_above_and_below_one_alike_in_every_release() {
+    let metric = MetricSpec::resource(
+        "cpu",
+        MetricTarget::average_value(Quantity::from_milli(500)),
+    );
+    let pods = pods(6);
+    let four_at = |milli| {
+        let mut per_pod = vec![Some(sample(milli, &[])); 4];
+        per_pod.extend([None, None]);
+        per_pod
+    };
+    let (above, below) = (four_at(1000), four_at(250));
+    for minor in [Some(23), Some(27), Some(28), None] {
+        assert_eq!(decide(minor, &metric, &pods, &above), Ok(8), "{minor:?}");
+        assert_eq!(decide(minor, &metric, &pods, &below), Ok(4), "{minor:?}");
+    }
 }
 
 static APP_1500: [ContainerUsage<'static>; 1] = [ContainerUsage {

@@ -343,7 +343,7 @@ fn template_of(
     }
     let mut containers: Vec<TemplateContainer> = Vec::new();
     // Each container's limits, beside `containers`: the pod-level defaults read them.
-    let mut limits: Vec<Quantities> = Vec::new();
+    let mut limits: Vec<Vec<(String, Quantity)>> = Vec::new();
     let groups = [
         ("containers", raw.containers, false),
         ("initContainers", raw.init_containers, true),
@@ -378,7 +378,7 @@ fn template_of(
                 kind,
                 requests: requests.into_iter().collect(),
             });
-            limits.push(container_limits);
+            limits.push(container_limits.into_iter().collect());
         }
     }
     let (pod_requests, pod_resources_dropped) = match raw.resources {
@@ -434,50 +434,43 @@ fn quantities(resources: RawResources, at: &str) -> Result<(Quantities, Quantiti
     ))
 }
 
-/// Whether a pod may set `resource` itself (PodLevelResources: cpu, memory, hugepages).
-fn is_pod_level(resource: &str) -> bool {
-    resource == "cpu" || resource == "memory" || resource.starts_with("hugepages-")
-}
-
 /// The pod's own requests after the API server's defaulting with PodLevelResources on
 /// (`defaultHugePagePodLimits`, then `defaultPodRequests`): a hugepages limit the pod does
 /// not set is the containers' aggregated one; when the pod sets limits, a cpu or memory
 /// request it does not set is the containers' aggregated request, and any other request it
-/// does not set is its limit. `None` when it sets no request.
+/// does not set is its limit. `None` when it sets no request. `limits` are the containers',
+/// in their order.
 fn pod_level_requests(
     resources: RawResources,
     containers: &[TemplateContainer],
-    limits: &[Quantities],
+    limits: &[Vec<(String, Quantity)>],
     path: &str,
 ) -> Result<Option<Vec<(String, Quantity)>>, String> {
     let (mut requests, mut pod_limits) = quantities(resources, &format!("{path}.resources"))?;
     for (field, map) in [("requests", &requests), ("limits", &pod_limits)] {
-        if let Some(resource) = map.keys().find(|r| !is_pod_level(r)) {
+        if let Some(resource) = map.keys().find(|r| !hpa::is_pod_level_resource(r)) {
             return Err(format!(
                 "{path}.resources.{field}.{resource}: a pod may set only cpu, memory and \
                  hugepages-<size> resources itself"
             ));
         }
     }
-    let kinds: Vec<ContainerKind> = containers.iter().map(|c| c.kind).collect();
-    let container_requests: Vec<Quantities> = containers
-        .iter()
-        .map(|c| c.requests.iter().cloned().collect())
-        .collect();
+    let container_limits = || containers.iter().map(|c| c.kind).zip(limits.iter());
+    let container_requests = || containers.iter().map(|c| (c.kind, &c.requests));
     if !requests.is_empty() || !pod_limits.is_empty() {
         for resource in names(limits).filter(|r| r.starts_with("hugepages-")) {
             if !requests.contains_key(resource) && !pod_limits.contains_key(resource) {
-                if let Some(total) = aggregate(&kinds, limits, resource, path)? {
+                if let Some(total) = aggregate(container_limits(), resource, path)? {
                     pod_limits.insert(resource.to_owned(), total);
                 }
             }
         }
     }
     if !pod_limits.is_empty() {
-        for resource in names(&container_requests) {
+        for resource in names(containers.iter().map(|c| &c.requests)) {
             let overcommitted = resource == "cpu" || resource == "memory";
             if overcommitted && !requests.contains_key(resource) {
-                if let Some(total) = aggregate(&kinds, &container_requests, resource, path)? {
+                if let Some(total) = aggregate(container_requests(), resource, path)? {
                     requests.insert(resource.to_owned(), total);
                 }
             }
@@ -489,31 +482,40 @@ fn pod_level_requests(
     Ok((!requests.is_empty()).then(|| requests.into_iter().collect()))
 }
 
-/// Every resource name of `maps`, once.
-fn names(maps: &[Quantities]) -> impl Iterator<Item = &str> {
-    let mut all: Vec<&str> = maps
-        .iter()
-        .flat_map(|m| m.keys().map(String::as_str))
+/// Every resource name of the containers' `lists`, once, in order.
+fn names<'q>(
+    lists: impl IntoIterator<Item = &'q Vec<(String, Quantity)>>,
+) -> impl Iterator<Item = &'q str> {
+    let mut all: Vec<&str> = lists
+        .into_iter()
+        .flat_map(|list| list.iter().map(|(resource, _)| resource.as_str()))
         .collect();
     all.sort_unstable();
     all.dedup();
     all.into_iter()
 }
 
-/// Upstream's `AggregateContainerRequests` (or limits) for one resource, exactly: the sum of
-/// the regular containers and sidecars, or the largest init-time footprint (a plain init
-/// container with the sidecars before it) when larger. `None` when no container sets it.
-fn aggregate(
-    kinds: &[ContainerKind],
-    maps: &[Quantities],
+/// Upstream's `AggregateContainerRequests` (or limits) for one resource over each container's
+/// kind and requests (or limits), exactly: the sum of the regular containers and sidecars, or
+/// the largest init-time footprint (a plain init container with the sidecars before it) when
+/// larger. `None` when no container sets it.
+///
+/// The engine's `aggregate_container_requests` (src/pods.rs) is the same rule for the request
+/// the controller reads, its `MilliValue`, in saturating nano-units. This one is the API
+/// server's defaulting of the pod's own `spec.resources`: it keeps the Quantity the API server
+/// stores, exact and in the format `Quantity.Add` gives it (what `hpa simulate` prints), and
+/// refuses a sum past 128-bit decimals where the engine saturates. Both keep their own form:
+/// the engine's carries no format and no error, within its Cortex-M0 code budget.
+fn aggregate<'q>(
+    containers: impl Iterator<Item = (ContainerKind, &'q Vec<(String, Quantity)>)>,
     resource: &str,
     path: &str,
 ) -> Result<Option<Quantity>, String> {
     let too_large = || format!("{path}: the containers' {resource} is too large to add up");
     let zero = Quantity::from_milli(0);
     let (mut any, mut total, mut sidecars, mut peak) = (false, zero, zero, zero);
-    for (kind, map) in kinds.iter().zip(maps) {
-        let Some(&q) = map.get(resource) else {
+    for (kind, list) in containers {
+        let Some(&(_, q)) = list.iter().find(|(r, _)| r == resource) else {
             continue;
         };
         any = true;

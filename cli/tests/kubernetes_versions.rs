@@ -358,6 +358,29 @@ fn replay_decides_as_the_release_controller() {
     assert_eq!(desired(&["--kubernetes-version", "1.33"]), "10");
     assert_eq!(desired(&["--kubernetes-version", "1.32"]), "11");
     assert_eq!(desired(&["--kubernetes-version", "1.30"]), "11");
+
+    // Six pods against an average of 500m cpu, four at an average of exactly 500m (2003 / 4,
+    // truncating) and two without a sample: before 1.28 the two count as 0 at a ratio of
+    // exactly 1, `ceil(2003 / 6 / 500 x 6)` = 4; from 1.28 nothing is filled in and the
+    // tolerance holds 6 (docs/spec/releases.md#plain-missing-at-one).
+    let text = one_step_trace(
+        r#"{ "maxReplicas": 20,
+             "behavior": { "scaleDown": { "stabilizationWindowSeconds": 0 } },
+             "metrics": [ { "type": "Resource", "resource": { "name": "cpu",
+               "target": { "type": "AverageValue", "averageValue": "500m" } } } ] }"#,
+        6,
+        "500m",
+    )
+    .replace(r#""p2": {"value": "500m"}"#, r#""p2": {"value": "501m"}"#)
+    .replace(r#""p3": {"value": "500m"}"#, r#""p3": {"value": "502m"}"#)
+    .replace(r#", "p4": {"value": "500m"}, "p5": {"value": "500m"}"#, "");
+    let path = file("release-controller", "missing-at-one.json", &text);
+    let path = path.to_str().expect("UTF-8 path");
+    let desired = |flags: &[&str]| first_desired(path, flags);
+    assert_eq!(desired(&[]), "6");
+    assert_eq!(desired(&["--kubernetes-version", "1.28"]), "6");
+    assert_eq!(desired(&["--kubernetes-version", "1.27"]), "4");
+    assert_eq!(desired(&["--kubernetes-version", "1.23"]), "4");
 }
 
 #[test]

@@ -77,7 +77,13 @@ pub(crate) fn pod_metric<'a, S: PodSource<'a>, const FAST: bool>(
         // Second pass: missing pods count as at the target below it (utilization: their
         // request × max(target, 100 %)) and as 0 above it; unready pods as 0 on a scale-up.
         let mut entries = entries;
-        if below || above {
+        let fill_missing = below || above;
+        // Before 1.28 a plain target's missing pods count as 0 unless below 1, so also at
+        // exactly 1 (docs/spec/releases.md#plain-missing-at-one).
+        #[cfg(feature = "older-controllers")]
+        let fill_missing = fill_missing
+            || (!below && !utilization && ctx.settings.controller.plain_missing_unless_below());
+        if fill_missing {
             entries = entries.wrapping_add(pass.missing);
             pass.request_sum.add_sum(pass.missing_requests);
             if below {

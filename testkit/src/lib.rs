@@ -11,6 +11,8 @@
 //! * [`capacity`]: a small autoscaler against a reference that never folds on one closed loop
 //!   (the "conservative when full" promise), shared by `tests/history_capacity.rs`,
 //!   `tests/long_run.rs` and the `evaluate` fuzz target.
+//! * [`pods`]: ready pods requesting 1 CPU, samples, and one metric's proposal over them,
+//!   shared by `tests/exact_mode.rs` and `tests/older_controllers.rs`.
 //! * [`snapshot`]: an independent CRC-32 and the resealing of forged snapshots, shared by the
 //!   snapshot tests of the core, the CLI and the fuzz targets.
 
@@ -18,6 +20,7 @@ pub mod capacity;
 pub mod conformance;
 pub mod invariants;
 pub mod model;
+pub mod pods;
 mod rng;
 pub mod snapshot;
 
