@@ -13,7 +13,9 @@
 //! (`SetDefaults_Pod`): a container's limit stands for its missing request, and with the
 //! PodLevelResources gate on, the pod's own `spec.resources` (cpu, memory, `hugepages-*`) is
 //! defaulted from its limits and the containers as upstream defaults it; with the gate off the
-//! API server drops it, and so does the template.
+//! API server drops it, and so does the template. With the SidecarContainers gate off (before
+//! 1.29 by default) the API server drops an init container's `restartPolicy`: a sidecar is then
+//! a plain init container.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -41,6 +43,26 @@ pub struct PodTemplate {
     /// The template set pod-level resources that the targeted cluster drops (the
     /// PodLevelResources gate is off).
     pub pod_resources_dropped: bool,
+    /// The template has sidecars that the targeted cluster makes plain init containers (the
+    /// SidecarContainers gate is off).
+    pub sidecars_dropped: bool,
+}
+
+/// The feature gates that change what the API server keeps of a pod template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TemplateGates {
+    /// PodLevelResources: the pod's own `spec.resources`.
+    pub pod_level_resources: bool,
+    /// SidecarContainers: an init container's `restartPolicy: Always`.
+    pub sidecar_containers: bool,
+}
+
+impl TemplateGates {
+    /// Every gate on (the newest releases' defaults).
+    pub const ALL: TemplateGates = TemplateGates {
+        pod_level_resources: true,
+        sidecar_containers: true,
+    };
 }
 
 /// One container of the template.
@@ -82,6 +104,7 @@ impl PodTemplate {
                 .collect(),
             pod_requests: None,
             pod_resources_dropped: false,
+            sidecars_dropped: false,
         }
     }
 
@@ -188,6 +211,9 @@ impl PodTemplate {
         if self.pod_resources_dropped {
             out.push_str(" (pod-level resources dropped: PodLevelResources is off)");
         }
+        if self.sidecars_dropped {
+            out.push_str(" (sidecars' restartPolicy dropped: SidecarContainers is off)");
+        }
         out
     }
 }
@@ -238,21 +264,15 @@ struct RawPodSpec {
     resources: Option<RawResources>,
 }
 
-/// Reads the template at `path` (`-`: standard input), for a cluster with the
-/// PodLevelResources gate on or off (`pod_level_resources`).
+/// Reads the template at `path` (`-`: standard input), for a cluster with `gates`.
 ///
 /// # Errors
 ///
 /// A message naming the file and what is wrong.
-pub fn load(path: &Path, pod_level_resources: bool) -> Result<PodTemplate, String> {
+pub fn load(path: &Path, gates: TemplateGates) -> Result<PodTemplate, String> {
     let source = read_source(path, MAX_MANIFEST_BYTES).map_err(|e| e.to_string())?;
-    parse(
-        &source.text,
-        source.format,
-        &source.name,
-        pod_level_resources,
-    )
-    .map_err(|e| format!("{}: {e}", source.name))
+    parse(&source.text, source.format, &source.name, gates)
+        .map_err(|e| format!("{}: {e}", source.name))
 }
 
 /// Parses the template of file `name`: the one Pod or Deployment of the text (other kinds,
@@ -265,7 +285,7 @@ pub fn parse(
     text: &str,
     format: Format,
     name: &str,
-    pod_level_resources: bool,
+    gates: TemplateGates,
 ) -> Result<PodTemplate, String> {
     check_nesting(text, format).map_err(|e| e.to_string())?;
     let documents: Vec<Value> = match format {
@@ -329,14 +349,14 @@ pub fn parse(
     };
     let raw: RawPodSpec = serde_path_to_error::deserialize(spec)
         .map_err(|e| format!("{path}.{}: {}", e.path(), e.inner()))?;
-    template_of(raw, path, name, pod_level_resources)
+    template_of(raw, path, name, gates)
 }
 
 fn template_of(
     raw: RawPodSpec,
     path: &str,
     name: &str,
-    pod_level_resources: bool,
+    gates: TemplateGates,
 ) -> Result<PodTemplate, String> {
     if raw.containers.is_empty() {
         return Err(format!("{path}.containers: a pod needs a container"));
@@ -344,6 +364,7 @@ fn template_of(
     let mut containers: Vec<TemplateContainer> = Vec::new();
     // Each container's limits, beside `containers`: the pod-level defaults read them.
     let mut limits: Vec<Vec<(String, Quantity)>> = Vec::new();
+    let mut sidecars_dropped = false;
     let groups = [
         ("containers", raw.containers, false),
         ("initContainers", raw.init_containers, true),
@@ -359,6 +380,10 @@ fn template_of(
             }
             let kind = match (init, c.restart_policy.as_deref()) {
                 (false, _) => ContainerKind::Regular,
+                (true, Some("Always")) if !gates.sidecar_containers => {
+                    sidecars_dropped = true;
+                    ContainerKind::Init
+                }
                 (true, Some("Always")) => ContainerKind::RestartableInit,
                 (true, None) => ContainerKind::Init,
                 (true, Some(other)) => {
@@ -382,7 +407,7 @@ fn template_of(
         }
     }
     let (pod_requests, pod_resources_dropped) = match raw.resources {
-        Some(resources) if !pod_level_resources => (
+        Some(resources) if !gates.pod_level_resources => (
             None,
             !resources.requests.is_empty() || !resources.limits.is_empty(),
         ),
@@ -397,6 +422,7 @@ fn template_of(
         containers,
         pod_requests,
         pod_resources_dropped,
+        sidecars_dropped,
     })
 }
 
@@ -588,7 +614,7 @@ metadata: {name: web}
 
     #[test]
     fn a_deployment_gives_containers_and_sidecars() {
-        let t = parse(DEPLOYMENT, Format::Yaml, "web.yaml", true).unwrap();
+        let t = parse(DEPLOYMENT, Format::Yaml, "web.yaml", TemplateGates::ALL).unwrap();
         assert_eq!(t.names(), "app, migrate, proxy");
         assert_eq!(
             t.describe(),
@@ -609,6 +635,23 @@ metadata: {name: web}
         );
     }
 
+    /// Before 1.29 (the SidecarContainers gate off) a sidecar is a plain init container: its
+    /// request does not count.
+    #[test]
+    fn sidecars_are_plain_init_containers_with_the_gate_off() {
+        let gates = TemplateGates {
+            sidecar_containers: false,
+            ..TemplateGates::ALL
+        };
+        let t = parse(DEPLOYMENT, Format::Yaml, "web.yaml", gates).unwrap();
+        assert_eq!(
+            t.describe(),
+            "app cpu=500m memory=512Mi, init container migrate cpu=2, init container proxy \
+             cpu=250m memory=128Mi (sidecars' restartPolicy dropped: SidecarContainers is off)"
+        );
+        assert_eq!(t.request(None, "cpu"), Ok(500));
+    }
+
     #[test]
     fn a_pod_in_json() {
         let t = parse(
@@ -616,7 +659,7 @@ metadata: {name: web}
                 "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": 2}}}]}}"#,
             Format::Json,
             "pod.json",
-            true,
+            TemplateGates::ALL,
         )
         .unwrap();
         assert_eq!(t.request(None, "cpu"), Ok(2000));
@@ -625,7 +668,11 @@ metadata: {name: web}
     /// A pod of `spec` (YAML flow), read with the PodLevelResources gate `on`.
     fn pod(spec: &str, on: bool) -> PodTemplate {
         let text = format!("kind: Pod\napiVersion: v1\nspec: {spec}\n");
-        parse(&text, Format::Yaml, "pod.yaml", on).unwrap()
+        let gates = TemplateGates {
+            pod_level_resources: on,
+            ..TemplateGates::ALL
+        };
+        parse(&text, Format::Yaml, "pod.yaml", gates).unwrap()
     }
 
     #[test]
@@ -725,7 +772,8 @@ metadata: {name: web}
 
     #[test]
     fn errors_name_the_field() {
-        let err = |text: &str| parse(text, Format::Yaml, "pod.yaml", true).unwrap_err();
+        let err =
+            |text: &str| parse(text, Format::Yaml, "pod.yaml", TemplateGates::ALL).unwrap_err();
         assert_eq!(
             err("kind: Service\napiVersion: v1\n"),
             "no Pod or Deployment (found Service)"

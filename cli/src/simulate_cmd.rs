@@ -21,7 +21,7 @@ use hpa::{Autoscaler, Quantity};
 use crate::csv_load::{self, Load};
 use crate::explain::{self, EventLog};
 use crate::plot;
-use crate::pod_template;
+use crate::pod_template::{self, TemplateGates};
 use crate::prometheus_load::SeriesSpec;
 use crate::simulate::{self, Clock, Explain, Options, Run};
 use crate::trace::{self, ApiVersion, Cluster, Gate, Manifest, Outcome, Trace};
@@ -359,8 +359,14 @@ fn options(args: &SimulateArgs, cluster: &Cluster) -> Result<Options, String> {
     let noise_ppm = (noise * 1_000_000.0).round() as i64;
     let pod_template = match &args.pod_template {
         Some(path) => Some(
-            pod_template::load(path, cluster.enabled(Gate::PodLevelResources))
-                .map_err(|e| format!("--pod-template {e}"))?,
+            pod_template::load(
+                path,
+                TemplateGates {
+                    pod_level_resources: cluster.enabled(Gate::PodLevelResources),
+                    sidecar_containers: cluster.enabled(Gate::SidecarContainers),
+                },
+            )
+            .map_err(|e| format!("--pod-template {e}"))?,
         ),
         None => None,
     };

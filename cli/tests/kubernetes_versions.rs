@@ -202,7 +202,7 @@ fn every_verdict_names_the_cluster() {
     assert!(stdout.starts_with(&format!(
         "{}: assuming Kubernetes 1.37, feature gates HPAScaleToZero=true, \
          HPAConfigurableTolerance=true, PodLevelResources=true, HPAGeneration=true, \
-         HPAOptimizedSelectorStore=true (its defaults)\n",
+         HPAOptimizedSelectorStore=true, SidecarContainers=true (its defaults)\n",
         path.display()
     )));
     let (_, stdout, _) = validate(
@@ -216,7 +216,7 @@ fn every_verdict_names_the_cluster() {
     );
     assert!(stdout.contains(
         ": assuming Kubernetes 1.30, feature gates HPAScaleToZero=true (set), \
-         HPAContainerMetrics=true\n"
+         HPAContainerMetrics=true, SidecarContainers=true\n"
     ));
     // Replay: the JSON lines are the contract's; the cluster goes to standard error.
     let trace = repo().join("examples/traces/cpu-scale-up.json");
@@ -231,7 +231,8 @@ fn every_verdict_names_the_cluster() {
     assert_eq!(
         utf8(&old.stderr),
         "hpa replay: assuming Kubernetes 1.33, feature gates HPAScaleToZero=false, \
-         HPAConfigurableTolerance=false, PodLevelResources=false (its defaults)\n"
+         HPAConfigurableTolerance=false, PodLevelResources=false, SidecarContainers=true (its \
+         defaults)\n"
     );
 }
 
@@ -381,6 +382,39 @@ fn replay_decides_as_the_release_controller() {
     assert_eq!(desired(&["--kubernetes-version", "1.28"]), "6");
     assert_eq!(desired(&["--kubernetes-version", "1.27"]), "4");
     assert_eq!(desired(&["--kubernetes-version", "1.23"]), "4");
+
+    // Four pods of an `app` and a `proxy` sidecar requesting 1 CPU each, using 1 CPU at a 50 %
+    // target: from 1.29 (SidecarContainers on) the sidecar's request counts and 50 % holds 4;
+    // before, the API server drops its restartPolicy, only the app's 1 CPU counts, 100 % asks
+    // for 8 (kubernetes/kubernetes#120001).
+    let text = one_step_trace(
+        r#"{ "maxReplicas": 20,
+             "metrics": [ { "type": "Resource", "resource": { "name": "cpu",
+               "target": { "type": "Utilization", "averageUtilization": 50 } } } ] }"#,
+        4,
+        "1",
+    )
+    .replace(
+        r#"{"name": "app", "requests": {"cpu": "1"}}"#,
+        r#"{"name": "app", "requests": {"cpu": "1"}},
+           {"name": "proxy", "restartableInit": true, "requests": {"cpu": "1"}}"#,
+    );
+    let path = file("release-controller", "sidecars.json", &text);
+    let path = path.to_str().expect("UTF-8 path");
+    let desired = |flags: &[&str]| first_desired(path, flags);
+    assert_eq!(desired(&[]), "4");
+    assert_eq!(desired(&["--kubernetes-version", "1.29"]), "4");
+    assert_eq!(desired(&["--kubernetes-version", "1.28"]), "8");
+    assert_eq!(
+        desired(&[
+            "--kubernetes-version",
+            "1.28",
+            "--feature-gates",
+            "SidecarContainers=true"
+        ]),
+        "4"
+    );
+    assert_eq!(desired(&["--kubernetes-version", "1.27"]), "8");
 }
 
 #[test]
@@ -453,8 +487,8 @@ fn flags_are_refused_with_their_reason() {
     }
     let out = hpa(&["validate", path, "--feature-gates", "NoSuchGate=true"]);
     assert!(utf8(&out.stderr).starts_with(
-        "hpa validate: --feature-gates: unrecognized feature gate: NoSuchGate (the HPA feature \
-         gates known here are HPAScaleToZero,"
+        "hpa validate: --feature-gates: unrecognized feature gate: NoSuchGate (the feature \
+         gates known here, those that change an HPA's verdicts, are HPAScaleToZero,"
     ));
     let out = hpa(&[
         "validate",
@@ -485,6 +519,6 @@ fn simulate_states_its_cluster() {
     assert!(out.status.success(), "{}", utf8(&out.stderr));
     assert!(utf8(&out.stdout).contains(
         "\ncluster: Kubernetes 1.29, feature gates HPAScaleToZero=false, \
-         HPAContainerMetrics=true (its defaults)\n"
+         HPAContainerMetrics=true, SidecarContainers=true (its defaults)\n"
     ));
 }

@@ -54,6 +54,9 @@ pub enum Gate {
     HpaGeneration,
     /// Faster selector overlap detection; decides nothing the engine computes.
     HpaOptimizedSelectorStore,
+    /// Sidecars: init containers with `restartPolicy: Always` (KEP-753), whose requests the
+    /// controller counts from 1.29 (kubernetes/kubernetes#120001).
+    SidecarContainers,
 }
 
 impl Gate {
@@ -66,13 +69,14 @@ impl Gate {
             Gate::PodLevelResources => "PodLevelResources",
             Gate::HpaGeneration => "HPAGeneration",
             Gate::HpaOptimizedSelectorStore => "HPAOptimizedSelectorStore",
+            Gate::SidecarContainers => "SidecarContainers",
         }
     }
 }
 
 /// Each gate's stages, from `pkg/features/kube_features.go` (versioned specs) and the gate
 /// pages of kubernetes/website.
-const GATES: [GateHistory; 6] = [
+const GATES: [GateHistory; 7] = [
     GateHistory {
         gate: Gate::HpaScaleToZero,
         stages: &[(16, Stage::Alpha), (37, Stage::Beta)],
@@ -101,6 +105,13 @@ const GATES: [GateHistory; 6] = [
     GateHistory {
         gate: Gate::HpaOptimizedSelectorStore,
         stages: &[(37, Stage::Beta)],
+        removed: None,
+    },
+    // Its GA entry plans the removal for 1.36; the versioned specs read still list it, so it
+    // stays settable (locked to true) here.
+    GateHistory {
+        gate: Gate::SidecarContainers,
+        stages: &[(28, Stage::Alpha), (29, Stage::Beta), (33, Stage::Ga)],
         removed: None,
     },
 ];
@@ -205,7 +216,7 @@ impl Cluster {
         let Some(history) = GATES.iter().find(|g| g.gate.name() == name) else {
             let known: Vec<&str> = GATES.iter().map(|g| g.gate.name()).collect();
             return Err(format!(
-                "unrecognized feature gate: {name} (the HPA feature gates known here are {})",
+                "unrecognized feature gate: {name} (the feature gates known here, those that change an HPA's verdicts, are {})",
                 known.join(", ")
             ));
         };
@@ -502,10 +513,14 @@ mod tests {
         assert!(at("1.32").enabled(Gate::HpaContainerMetrics));
         assert!(!at("1.33").enabled(Gate::PodLevelResources));
         assert!(at("1.34").enabled(Gate::PodLevelResources));
+        assert!(!at("1.27").enabled(Gate::SidecarContainers));
+        assert!(!at("1.28").enabled(Gate::SidecarContainers));
+        assert!(at("1.29").enabled(Gate::SidecarContainers));
         assert_eq!(
             at("1.33").to_string(),
             "Kubernetes 1.33, feature gates HPAScaleToZero=false, \
-             HPAConfigurableTolerance=false, PodLevelResources=false (its defaults)"
+             HPAConfigurableTolerance=false, PodLevelResources=false, SidecarContainers=true \
+             (its defaults)"
         );
         assert_eq!(
             at("1.23").to_string(),
@@ -520,7 +535,8 @@ mod tests {
         assert!(c.enabled(Gate::HpaScaleToZero));
         assert_eq!(
             c.to_string(),
-            "Kubernetes 1.30, feature gates HPAScaleToZero=true (set), HPAContainerMetrics=true"
+            "Kubernetes 1.30, feature gates HPAScaleToZero=true (set), HPAContainerMetrics=true, \
+             SidecarContainers=true"
         );
         let c = Cluster::new(None, Some("HPAConfigurableTolerance=f,HPAScaleToZero=0")).unwrap();
         assert!(!c.settings(Settings::DEFAULT).configurable_tolerance);
@@ -534,9 +550,9 @@ mod tests {
         let err = |v: Option<&str>, g: &str| Cluster::new(v, Some(g)).unwrap_err();
         assert_eq!(
             err(None, "Foo=true"),
-            "unrecognized feature gate: Foo (the HPA feature gates known here are \
-             HPAScaleToZero, HPAConfigurableTolerance, HPAContainerMetrics, PodLevelResources, \
-             HPAGeneration, HPAOptimizedSelectorStore)"
+            "unrecognized feature gate: Foo (the feature gates known here, those that change an \
+             HPA's verdicts, are HPAScaleToZero, HPAConfigurableTolerance, HPAContainerMetrics, \
+             PodLevelResources, HPAGeneration, HPAOptimizedSelectorStore, SidecarContainers)"
         );
         assert_eq!(
             err(Some("1.32"), "HPAConfigurableTolerance=true"),

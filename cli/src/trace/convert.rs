@@ -13,6 +13,7 @@ mod controller;
 mod spec;
 mod steps;
 
+use hpa::input::ContainerKind;
 use hpa::quantity::Quantity;
 use hpa::spec::MetricSourceType;
 use hpa::validation::ValidationError;
@@ -121,6 +122,18 @@ pub(super) fn convert_trace(raw: RawTrace, cluster: &Cluster) -> Result<Trace, T
             &metric_types,
             spec.metrics.is_empty(),
         )?);
+    }
+    if !cluster.enabled(Gate::SidecarContainers) {
+        // Without the gate the API server drops an init container's `restartPolicy`: a
+        // sidecar is a plain init container, whose requests the controller does not count.
+        for container in steps
+            .iter_mut()
+            .flat_map(|step| step.pods.iter_mut())
+            .flat_map(|pod| pod.containers.iter_mut())
+            .filter(|c| c.kind == ContainerKind::RestartableInit)
+        {
+            container.kind = ContainerKind::Init;
+        }
     }
     if !cluster.enabled(Gate::PodLevelResources) {
         // Without the gate a pod has no pod-level resources: the API server drops them.
