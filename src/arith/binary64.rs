@@ -806,7 +806,7 @@ mod tests {
     /// [`div_mant`] in native 128-bit arithmetic.
     fn quotient(a: u64, b: u64) -> u64 {
         let n = u128::from(a) << QUOTIENT_SHIFT;
-        (n / u128::from(b)) as u64 | u64::from(n % u128::from(b) != 0)
+        (n / u128::from(b)) as u64 | u64::from(!n.is_multiple_of(u128::from(b)))
     }
 
     /// The division that 32-bit targets run, against native 128-bit arithmetic (the property
