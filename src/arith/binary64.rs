@@ -418,10 +418,10 @@ impl F64 {
                 (sign, (hi << 22) | (lo >> 42), exp2, lo << 22 != 0)
             }
             Op::Div => {
-                // q = floor(ma × 2^63 / mb) lies in (2^62, 2^64).
-                let (q, r) = div_mant(ma, mb);
-                let exp2 = ea.wrapping_sub(eb).wrapping_sub(63);
-                (sign, q, exp2, r != 0)
+                // floor(ma × 2^QUOTIENT_SHIFT / mb), in (2^54, 2^56), the remainder's flag
+                // in its lowest bit.
+                let exp2 = ea.wrapping_sub(eb).wrapping_sub(QUOTIENT_SHIFT as i32);
+                (sign, div_mant(ma, mb), exp2, false)
             }
         };
         F64::round_pack(sign, mant, exp2, sticky)
@@ -429,7 +429,7 @@ impl F64 {
 
     /// A key whose signed order is the IEEE order of non-NaN values: the sign-magnitude
     /// pattern read as two's complement, so `-0` and `+0` share the key 0.
-    const fn order_key(self) -> i64 {
+    pub(crate) const fn order_key(self) -> i64 {
         let bits = self.0 as i64;
         // 0 for positive values, -1 for negative ones: (m ^ s) - s is -m for those.
         let s = bits >> 63;
@@ -444,15 +444,6 @@ impl F64 {
         } else {
             Some(self.order_key().cmp(&other.order_key()))
         }
-    }
-
-    /// IEEE `low <= self && self <= high` (false when any is NaN): one NaN test per operand
-    /// and two key comparisons, less code than two `partial_cmp_value`s.
-    pub(crate) fn between(self, low: F64, high: F64) -> bool {
-        let key = self.order_key();
-        !(self.is_nan() || low.is_nan() || high.is_nan())
-            && low.order_key() <= key
-            && key <= high.order_key()
     }
 
     /// IEEE `self < other` (false when either is NaN).
@@ -708,35 +699,77 @@ impl F64 {
     }
 }
 
-/// `(floor(a × 2^63 / b), remainder)` for significands `a`, `b` in `[2^52, 2^53)`: the
+/// The scale of [`div_mant`]'s quotient: enough bits for rounding to 53 (and one beyond the
+/// rounding bit for the remainder's flag), and no more, since each bit is a step of the loop
+/// on small targets.
+const QUOTIENT_SHIFT: u32 = 55;
+
+/// `floor(a × 2^QUOTIENT_SHIFT / b)`, in `(2^54, 2^56)`, with its lowest bit set when a
+/// remainder is left, for significands `a`, `b` in `[2^52, 2^53)`: that bit lies below the
+/// rounding bit, where it stands for any nonzero remainder (one word to return, not two). The
 /// native 128-bit division on hosts ([`FAST_FORMS`]), elsewhere [`div_mant_loop`].
-fn div_mant(a: u64, b: u64) -> (u64, u64) {
+fn div_mant(a: u64, b: u64) -> u64 {
     if FAST_FORMS {
-        let n = u128::from(a) << 63;
+        let n = u128::from(a) << QUOTIENT_SHIFT;
         let d = u128::from(b);
-        // d >= 2^52: no division by zero; the quotient is below 2^64.
-        let q = n.checked_div(d).unwrap_or(0);
-        let r = n.checked_rem(d).unwrap_or(0);
-        return (q as u64, r as u64);
+        // d >= 2^52: no division by zero; the quotient is below 2^56.
+        let q = n.checked_div(d).unwrap_or(0) as u64;
+        return q | u64::from(n.checked_rem(d).unwrap_or(0) != 0);
     }
     div_mant_loop(a, b)
 }
 
-/// [`div_mant`] by binary long division, one quotient bit per step, in 64-bit words: the
-/// remainder stays below `2b < 2^54`.
-fn div_mant_loop(a: u64, b: u64) -> (u64, u64) {
-    let mut q: u64 = 0;
-    let mut r = a;
-    for _ in 0..64 {
-        q <<= 1;
-        if r >= b {
-            r = r.wrapping_sub(b);
-            q |= 1;
+/// The significands' bits below an integer below 2^31's: integers, percents and counts, the
+/// usual operands of upstream's ratios, have them all zero.
+const BELOW_31_BITS: u64 = (1 << 22) - 1;
+
+/// [`div_mant`] by binary long division, one quotient bit per step. The remainder stays below
+/// `2b`: in 32-bit words when both significands are integers below 2^31 shifted up (the same
+/// quotient from a third of the instructions on a Cortex-M0), else in 64-bit words. Out of
+/// line: inlined into [`F64::binop`], its loops keep their operands on the stack.
+#[inline(never)]
+fn div_mant_loop(a: u64, b: u64) -> u64 {
+    let (q, inexact) = if (a | b) & BELOW_31_BITS == 0 {
+        // a, b in [2^30, 2^31): every remainder is below 2^31 after a step, 2^32 before it.
+        // The quotient's high and low words one after the other: one word in a register.
+        let (b, r) = ((b >> 22) as u32, (a >> 22) as u32);
+        let (high, r) = quotient_bits(r, b, QUOTIENT_SHIFT + 1 - 32);
+        let (low, r) = quotient_bits(r, b, 32);
+        (u64::from(high) << 32 | u64::from(low), r != 0)
+    } else {
+        let (mut q, mut r, mut bits) = (0_u64, a, QUOTIENT_SHIFT + 1);
+        loop {
+            // As in [`quotient_bits`], in 64-bit words: |r - b| < 2^63.
+            let t = r.wrapping_sub(b);
+            let below = ((t as i64) >> 63) as u64;
+            q = (q << 1).wrapping_add(1).wrapping_add(below);
+            r = t.wrapping_add(b & below) << 1;
+            bits = bits.wrapping_sub(1);
+            if bits == 0 {
+                break (q, r != 0);
+            }
         }
-        r <<= 1;
+    };
+    q | u64::from(inexact)
+}
+
+/// `bits` steps of [`div_mant_loop`]'s 32-bit form from the remainder `r < 2b`: the quotient
+/// bits they give, and the remainder left (shifted once more than the quotient).
+fn quotient_bits(mut r: u32, b: u32, mut bits: u32) -> (u32, u32) {
+    let mut q: u32 = 0;
+    // Tested at the end (`bits` is never 0): two instructions a step fewer than a `for`.
+    loop {
+        // Without a branch: |r - b| < 2^31, so the difference's sign bit says r < b, and
+        // the mask it spreads undoes the subtraction and takes the quotient bit back.
+        let t = r.wrapping_sub(b);
+        let below = ((t as i32) >> 31) as u32;
+        q = (q << 1).wrapping_add(1).wrapping_add(below);
+        r = t.wrapping_add(b & below) << 1;
+        bits = bits.wrapping_sub(1);
+        if bits == 0 {
+            return (q, r);
+        }
     }
-    // The loop shifted the final remainder once more than the quotient.
-    (q, r >> 1)
 }
 
 /// `x.leading_zeros()` for a nonzero `x`: natively on hosts ([`FAST_FORMS`]), elsewhere by
@@ -770,6 +803,12 @@ mod tests {
         F64::from_i64(v)
     }
 
+    /// [`div_mant`] in native 128-bit arithmetic.
+    fn quotient(a: u64, b: u64) -> u64 {
+        let n = u128::from(a) << QUOTIENT_SHIFT;
+        (n / u128::from(b)) as u64 | u64::from(!n.is_multiple_of(u128::from(b)))
+    }
+
     /// The division that 32-bit targets run, against native 128-bit arithmetic (the property
     /// tests in tests/binary64.rs run the native division on 64-bit hosts).
     #[test]
@@ -781,23 +820,27 @@ mod tests {
             let (x, y) = (next(), next());
             let a = (x >> 11) | HIDDEN;
             let b = (y >> 11) | HIDDEN;
-            let n = u128::from(a) << 63;
-            let want = ((n / u128::from(b)) as u64, (n % u128::from(b)) as u64);
+            let want = quotient(a, b);
             assert_eq!(div_mant_loop(a, b), want, "{a} / {b}");
             assert_eq!(div_mant(a, b), want, "{a} / {b}");
+            // The 32-bit form: significands of integers below 2^31.
+            let (a, b) = (a & !BELOW_31_BITS, b & !BELOW_31_BITS);
+            assert_eq!(div_mant_loop(a, b), quotient(a, b), "{a} / {b}");
             // Every leading bit position, with random bits below it.
             let word = (x as u32 | 1 << 31) >> (y % 32);
             assert_eq!(leading_zeros_steps(word), word.leading_zeros(), "{word}");
             assert_eq!(leading_zeros(word), word.leading_zeros(), "{word}");
         }
+        let top_31 = 2 * HIDDEN - (1 << 22);
         for (a, b) in [
             (HIDDEN, HIDDEN),
             (HIDDEN, 2 * HIDDEN - 1),
             (2 * HIDDEN - 1, HIDDEN),
+            (HIDDEN, top_31),
+            (top_31, HIDDEN),
+            (top_31, top_31),
         ] {
-            let n = u128::from(a) << 63;
-            let want = ((n / u128::from(b)) as u64, (n % u128::from(b)) as u64);
-            assert_eq!(div_mant_loop(a, b), want);
+            assert_eq!(div_mant_loop(a, b), quotient(a, b));
         }
     }
 
@@ -923,36 +966,6 @@ mod tests {
             let exp = 1023 + (r >> 56) % 70;
             check(F64((r & (SIGN | FRAC_MASK)) | exp << 52));
             check(F64(next()));
-        }
-    }
-
-    /// `between` against the two comparisons it stands for.
-    #[test]
-    fn between_matches_comparisons() {
-        let mut next = crate::arith::test_rng(0x9E37_79B9_7F4A_7C15);
-        let specials = [
-            0,
-            SIGN,
-            1,
-            F64::ONE.0,
-            F64::INFINITY.0,
-            F64::NAN.0,
-            SIGN | 5,
-        ];
-        let mut pick = |i: u64| {
-            let r = next();
-            match (i + r) % 4 {
-                0 => F64(specials.get((r >> 8) as usize % 7).copied().unwrap_or(0)),
-                1 => F64(r),
-                2 => F64(F64::ONE.0.wrapping_add(r % 5).wrapping_sub(2)),
-                _ => F64((r % 8) | (r & SIGN)),
-            }
-        };
-        for i in 0..if cfg!(miri) { 100 } else { 300_000 } {
-            let (x, low, high) = (pick(i), pick(i + 1), pick(i + 2));
-            for (l, h) in [(low, high), (high, low), (x, high), (low, x)] {
-                assert_eq!(x.between(l, h), x.ge(l) && x.le(h), "{x:?} {l:?} {h:?}");
-            }
         }
     }
 

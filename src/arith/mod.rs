@@ -85,7 +85,11 @@ impl Ratio {
     #[inline(never)]
     pub(crate) fn cmp_one(self) -> Option<Ordering> {
         match self {
-            Ratio::Float(f) => f.partial_cmp_value(F64::ONE),
+            // Non-NaN bit patterns read as signed words order as 1.0's does against the
+            // positive values, and every negative value (-0 too) reads as less.
+            Ratio::Float(f) => {
+                (!f.is_nan()).then(|| (f.to_bits() as i64).cmp(&(F64::ONE.to_bits() as i64)))
+            }
             #[cfg(feature = "exact")]
             Ratio::Exact { .. } => exact_cmp(&self, false, None),
         }
@@ -96,9 +100,21 @@ impl Ratio {
     pub(crate) fn within(self, tol: &Tolerances) -> bool {
         match self {
             Ratio::Float(r) => {
-                let low = F64::ONE.sub(tol.down.binary64());
-                let high = F64::ONE.add(tol.up.binary64());
-                r.between(low, high)
+                // 1 is inside the band (tolerances are not negative, nor NaN): only the bound
+                // on the ratio's side of 1 needs its float64 sum, one addition of the two.
+                let Some(side) = self.cmp_one() else {
+                    return false;
+                };
+                let above = side == Ordering::Greater;
+                let (t, flip) = if above {
+                    (&tol.up, 0)
+                } else {
+                    (&tol.down, 1 << 63)
+                };
+                let bound = F64::ONE.add(F64(t.binary64().to_bits() ^ flip));
+                // Neither is NaN.
+                let (low, high) = if above { (r, bound) } else { (bound, r) };
+                low.order_key() <= high.order_key()
             }
             #[cfg(feature = "exact")]
             Ratio::Exact { .. } => {
@@ -480,6 +496,48 @@ mod tests {
     #[test]
     fn hundred_is_float64_of_100() {
         assert_eq!(HUNDRED, F64::from_i64(100));
+    }
+
+    /// The float64 band test, one bound computed, and the comparison with 1 against the host's
+    /// `f64` with both bounds: ratios near 1, specials and any bits, tolerances from 0 up.
+    #[test]
+    #[allow(clippy::float_cmp)]
+    fn band_matches_host_float64() {
+        extern crate std;
+        let mut next = test_rng(0x2545_F491_4F6C_DD1D);
+        let specials = [
+            0,
+            1 << 63,
+            F64::ONE.0,
+            F64::INFINITY.0,
+            F64::NAN.0,
+            1,
+            0xBFF0 << 48,
+        ];
+        for i in 0..if cfg!(miri) { 200 } else { 300_000 } {
+            let r = next();
+            let ratio = F64(match i % 4 {
+                0 => specials[(r % 7) as usize],
+                1 => r,
+                _ => F64::ONE.0.wrapping_add(r % 2001).wrapping_sub(1000) | (r & 1 << 62) << 1,
+            });
+            let t = |bits: u64| {
+                let exp = 10 + bits % 13;
+                Tolerance::from_decimal(bits >> 40, -(exp as i32)).unwrap_or_default()
+            };
+            let tol = Tolerances {
+                down: t(next()),
+                up: t(next()),
+            };
+            let x = f64::from_bits(ratio.0);
+            let (down, up) = (
+                f64::from_bits(tol.down.binary64().0),
+                f64::from_bits(tol.up.binary64().0),
+            );
+            let want = 1.0 - down <= x && x <= 1.0 + up;
+            assert_eq!(Ratio::Float(ratio).within(&tol), want, "{x} {down} {up}");
+            assert_eq!(Ratio::Float(ratio).cmp_one(), x.partial_cmp(&1.0), "{x}");
+        }
     }
 
     /// Exact mode's expressions against native 128-bit references.
