@@ -550,12 +550,23 @@ fn aggregate<'q>(
             ContainerKind::RestartableInit => {
                 total = add(total, q).ok_or_else(too_large)?;
                 sidecars = add(sidecars, q).ok_or_else(too_large)?;
-                peak = peak.max(sidecars);
+                peak = larger(peak, sidecars);
             }
-            ContainerKind::Init => peak = peak.max(add(q, sidecars).ok_or_else(too_large)?),
+            ContainerKind::Init => peak = larger(peak, add(q, sidecars).ok_or_else(too_large)?),
         }
     }
-    Ok(any.then(|| total.max(peak)))
+    Ok(any.then(|| larger(total, peak)))
+}
+
+/// `candidate` when it is greater than `kept`, else `kept`: on a tie the value kept is the one
+/// already there, with its format, as upstream's `maxResourceList` keeps it (`Ord::max` would
+/// take the candidate's).
+fn larger(kept: Quantity, candidate: Quantity) -> Quantity {
+    if candidate > kept {
+        candidate
+    } else {
+        kept
+    }
 }
 
 /// `a + b` exactly, in `a`'s format as upstream's `Quantity.Add` keeps it (`b`'s when `a` is
@@ -768,6 +779,20 @@ metadata: {name: web}
             Some("2Gi".to_owned())
         );
         assert_eq!(add(q("1e30"), q("1n")), None);
+    }
+
+    /// Equal requests keep the containers' sum and its format (`1Gi`), not the init
+    /// container's (`1073741824`), as upstream's `maxResourceList` does on a tie.
+    #[test]
+    fn a_tie_keeps_the_containers_format() {
+        let t = pod(
+            "{containers: [{name: a, resources: {requests: {memory: 1Gi}}}], \
+             initContainers: [{name: i, resources: {requests: {memory: \"1073741824\"}}}], \
+             resources: {limits: {memory: 2Gi}}}",
+            true,
+        );
+        let memory = t.pod_requests.unwrap();
+        assert_eq!(memory[0].1.to_string(), "1Gi");
     }
 
     #[test]
