@@ -421,7 +421,7 @@ fn column(spec: &SeriesSpec, result: &[Series]) -> Result<(Vec<i64>, Vec<i64>), 
                     return Err(format!(
                         "series {} at {}: {why}",
                         Labels(&series.metric),
-                        Unix(time.0)
+                        csv_load::Seconds(time.0)
                     ))
                 }
             };
@@ -461,15 +461,6 @@ fn mean(sum: i64, count: i64) -> i64 {
         (Some(q), Some(r)) if r.saturating_mul(2) >= count => q.saturating_add(1),
         (Some(q), _) => q,
         _ => sum,
-    }
-}
-
-/// Unix milliseconds as Prometheus writes a timestamp (`1700000000.5`).
-struct Unix(i64);
-
-impl fmt::Display for Unix {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        csv_load::Seconds(self.0).fmt(f)
     }
 }
 
