@@ -5,7 +5,7 @@
 //! Run with `cargo test --release --features critical-section --test shared`.
 #![cfg(feature = "critical-section")]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 
 use hpa::input::ResourceRequest;
@@ -99,14 +99,20 @@ fn interrupt_and_main_loop_from_several_threads() {
     let settings = Settings::DEFAULT;
     let hpa = Hpa::new(&spec, &settings).expect("valid spec");
     let done = AtomicBool::new(false);
+    // Writers that have written once: the ticks start only when all of them race, so the
+    // test never passes without its races (on a busy machine a thread can start late).
+    let writing = AtomicUsize::new(0);
+    const WRITERS: usize = 3;
 
     thread::scope(|s| {
         // Writers: every pod always runs at 100 % of its request (1000m of 1000m): the
         // writes race with the evaluations but never change the answer.
-        for w in 0..3 {
+        for w in 0..WRITERS {
             let done = &done;
+            let writing = &writing;
             s.spawn(move || {
                 let mut i = w;
+                let mut first = true;
                 while !done.load(Ordering::Relaxed) {
                     SHARED
                         .update(|inputs| {
@@ -114,6 +120,10 @@ fn interrupt_and_main_loop_from_several_threads() {
                             inputs.updates += 1;
                         })
                         .expect("not nested");
+                    if first {
+                        writing.fetch_add(1, Ordering::Release);
+                        first = false;
+                    }
                     i += 1;
                 }
             });
@@ -134,6 +144,9 @@ fn interrupt_and_main_loop_from_several_threads() {
                     thread::yield_now();
                 }
             });
+        }
+        while writing.load(Ordering::Acquire) < WRITERS {
+            thread::yield_now();
         }
         // The "timer interrupt": evaluates every 15 s of simulated time.
         let mut last_at = Instant(i64::MIN);
@@ -173,7 +186,7 @@ fn interrupt_and_main_loop_from_several_threads() {
     let last = SHARED.last_decision().expect("not nested");
     let last = last.expect("decisions were made");
     assert_eq!(last.desired_replicas, PODS as i32);
-    assert!(SHARED.update(|inputs| inputs.updates).expect("not nested") > 0);
+    assert!(SHARED.update(|inputs| inputs.updates).expect("not nested") >= WRITERS as u64);
     assert_eq!(SHARED.update(|inputs| inputs.replicas), Ok(PODS as i32));
 }
 
