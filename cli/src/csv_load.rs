@@ -28,7 +28,7 @@ use std::path::Path;
 
 use hpa::Quantity;
 
-use crate::prometheus_load::{self, SeriesSpec};
+use crate::prometheus_load::{self, SeriesOption, SeriesSpec};
 use crate::trace::source::{read_text, MAX_DATA_BYTES};
 
 /// A checked load: times in milliseconds and demand series in milli-units.
@@ -75,6 +75,19 @@ impl std::error::Error for LoadError {}
 ///
 /// A [`LoadError`] naming the file and the line at fault.
 pub fn load(path: &Path, series: &[SeriesSpec]) -> Result<Load, LoadError> {
+    load_for(path, series, SeriesOption::Load)
+}
+
+/// [`load`], with messages naming `option` as the one that chose a Prometheus result's series.
+///
+/// # Errors
+///
+/// As [`load`].
+pub fn load_for(
+    path: &Path,
+    series: &[SeriesSpec],
+    option: SeriesOption,
+) -> Result<Load, LoadError> {
     let (name, text) = read_text(path, MAX_DATA_BYTES).map_err(|e| LoadError {
         file: e.name,
         line: None,
@@ -85,15 +98,17 @@ pub fn load(path: &Path, series: &[SeriesSpec]) -> Result<Load, LoadError> {
         },
     })?;
     if text.trim_start().starts_with('{') {
-        return prometheus_load::parse(&text, &name, series);
+        return prometheus_load::parse_for(&text, &name, series, option);
     }
     if !series.is_empty() {
         return Err(LoadError {
             file: name,
             line: None,
-            message: "--series applies to a Prometheus range-query result (JSON); a CSV load \
-                      names its columns in its header"
-                .to_owned(),
+            message: format!(
+                "{} applies to a Prometheus range-query result (JSON); a CSV file names its \
+                 columns in its header",
+                option.flag()
+            ),
         });
     }
     parse(&text, &name)

@@ -47,6 +47,7 @@ mod noise;
 pub mod plot;
 pub mod pod_template;
 pub mod prometheus_load;
+pub mod recorded;
 pub mod simulate;
 pub mod simulate_cmd;
 pub mod state;

@@ -5,7 +5,8 @@
 //! 1. **Demand**: each load column the runs read, in its own unit.
 //! 2. **Pods**: per run, the desired replicas (thick), the ready pods (thin) and the pods
 //!    needed at target (dashed: demand divided by what one pod takes at target). Where the
-//!    ready line sits under the dashed one, the pool is under-provisioned.
+//!    ready line sits under the dashed one, the pool is under-provisioned. With a recording
+//!    (`--replicas`), the recorded replica counts too (grey), over the time it covers.
 //! 3. **One panel per metric**: the value the HPA measured (utilization in percent of the
 //!    request, or the average/value in the metric's unit) and its target (dashed).
 //!
@@ -21,6 +22,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::csv_load::Load;
+use crate::recorded::Recorded;
 use crate::simulate::{Clock, Run};
 
 const WIDTH: u32 = 1200;
@@ -172,6 +174,7 @@ pub fn render(
     clock: &Clock,
     load: &Load,
     demand: &[Vec<i64>],
+    recorded: Option<&Recorded>,
     subtitle: &str,
 ) -> Result<String, String> {
     // Metric panels: one per (metric key, unit) across the runs, in order of appearance.
@@ -310,9 +313,28 @@ pub fn render(
                 (desired, ready, needed)
             })
             .collect();
+        // The recording on the plot's time axis, over the run.
+        let recorded_points = recorded.map(|rec| {
+            let in_run: Vec<(f64, f64)> = rec
+                .times
+                .iter()
+                .zip(&rec.replicas)
+                .map(|(t, r)| {
+                    (
+                        (t.saturating_sub(clock.origin)) as f64 / scale,
+                        f64::from(*r),
+                    )
+                })
+                .filter(|(x, _)| (0.0..=end).contains(x))
+                .collect();
+            let last_x = in_run.last().map_or(0.0, |p| p.0);
+            let (xs, values): (Vec<f64>, Vec<f64>) = in_run.into_iter().unzip();
+            steps(&xs, values.into_iter(), last_x)
+        });
         let y_max = top(pod_series
             .iter()
-            .flat_map(|(d, r, n)| d.iter().chain(r).chain(n).map(|p| p.1)));
+            .flat_map(|(d, r, n)| d.iter().chain(r).chain(n).map(|p| p.1))
+            .chain(recorded_points.iter().flatten().map(|p| p.1)));
         panel(
             &pods_area,
             "Pods: desired replicas, ready pods, pods needed at target",
@@ -366,6 +388,16 @@ pub fn render(
                         2,
                         false,
                     ));
+                }
+                if let Some(points) = &recorded_points {
+                    let grey = RGBColor(120, 120, 120).to_rgba();
+                    chart
+                        .draw_series(LineSeries::new(
+                            points.iter().copied(),
+                            grey.stroke_width(2),
+                        ))
+                        .map_err(err)?;
+                    legend.push(Legend("recorded replicas".to_owned(), grey, 2, false));
                 }
                 // The runs' key numbers, so that the picture tells the outcome too.
                 legend.push(Legend(String::new(), BLACK.to_rgba(), 0, false));

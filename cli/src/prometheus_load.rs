@@ -46,6 +46,56 @@ pub enum Aggregation {
     Avg,
 }
 
+/// The option that chose a column's series, as messages name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesOption {
+    /// `--series NAME=EXPR`: the columns of a load.
+    Load,
+    /// `--replicas-series EXPR`: the one column of a recording of replica counts
+    /// ([`crate::recorded`]).
+    Replicas,
+}
+
+impl SeriesOption {
+    /// The option.
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            SeriesOption::Load => "--series",
+            SeriesOption::Replicas => "--replicas-series",
+        }
+    }
+
+    /// The option and, for a load, the column: `--series cpu`.
+    fn naming(self, spec: &SeriesSpec) -> String {
+        match self {
+            SeriesOption::Load => format!("--series {}", spec.name),
+            SeriesOption::Replicas => self.flag().to_owned(),
+        }
+    }
+
+    /// The option's value for a sum over `selector`.
+    fn sum_of(self, spec: &SeriesSpec, selector: &str) -> String {
+        match self {
+            SeriesOption::Load => format!("{}=sum({selector})", spec.name),
+            SeriesOption::Replicas => format!("sum({selector})"),
+        }
+    }
+
+    /// What to do about a result of several series and no option.
+    fn choose(self) -> &'static str {
+        match self {
+            SeriesOption::Load => {
+                "say which feed which metric with --series, such as --series 'cpu=sum({})' for \
+                 their sum"
+            }
+            SeriesOption::Replicas => {
+                "say which with --replicas-series, such as --replicas-series \
+                 'sum({deployment=\"web\"})' for the sum of one Deployment's"
+            }
+        }
+    }
+}
+
 /// One label matcher: `label="value"` or `label!="value"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matcher {
@@ -278,6 +328,20 @@ impl fmt::Display for Labels<'_> {
 ///
 /// A [`LoadError`] naming the file and, for a value, the series and its time.
 pub fn parse(text: &str, name: &str, specs: &[SeriesSpec]) -> Result<Load, LoadError> {
+    parse_for(text, name, specs, SeriesOption::Load)
+}
+
+/// [`parse`], with messages naming `option` as the one that chose the series.
+///
+/// # Errors
+///
+/// As [`parse`].
+pub fn parse_for(
+    text: &str,
+    name: &str,
+    specs: &[SeriesSpec],
+    option: SeriesOption,
+) -> Result<Load, LoadError> {
     let error = |message: String| LoadError {
         file: name.to_owned(),
         line: None,
@@ -320,9 +384,9 @@ pub fn parse(text: &str, name: &str, specs: &[SeriesSpec]) -> Result<Load, LoadE
     let specs = if specs.is_empty() {
         if result.len() != 1 {
             return Err(error(format!(
-                "the result holds {} series: say which feed which metric with --series, such \
-                 as --series 'cpu=sum({{}})' for their sum",
-                result.len()
+                "the result holds {} series: {}",
+                result.len(),
+                option.choose()
             )));
         }
         let column = result
@@ -348,7 +412,7 @@ pub fn parse(text: &str, name: &str, specs: &[SeriesSpec]) -> Result<Load, LoadE
     }
     let mut columns = Vec::with_capacity(specs.len());
     for spec in specs {
-        columns.push(column(spec, &result).map_err(error)?);
+        columns.push(column(spec, &result, option).map_err(error)?);
     }
     let mut times: Vec<i64> = columns
         .iter()
@@ -379,7 +443,11 @@ pub fn parse(text: &str, name: &str, specs: &[SeriesSpec]) -> Result<Load, LoadE
 }
 
 /// One column's `(times, values)`: its matching series combined at each of their timestamps.
-fn column(spec: &SeriesSpec, result: &[Series]) -> Result<(Vec<i64>, Vec<i64>), String> {
+fn column(
+    spec: &SeriesSpec,
+    result: &[Series],
+    option: SeriesOption,
+) -> Result<(Vec<i64>, Vec<i64>), String> {
     let matching: Vec<&Series> = result.iter().filter(|s| spec.matches(&s.metric)).collect();
     let selector = || {
         let matchers: Vec<String> = spec
@@ -394,21 +462,19 @@ fn column(spec: &SeriesSpec, result: &[Series]) -> Result<(Vec<i64>, Vec<i64>), 
     };
     if matching.is_empty() {
         return Err(format!(
-            "--series {}: no series matches {} (the result has {} series)",
-            spec.name,
+            "{}: no series matches {} (the result has {} series)",
+            option.naming(spec),
             selector(),
             result.len()
         ));
     }
     if spec.aggregation == Aggregation::Single && matching.len() > 1 {
         return Err(format!(
-            "--series {}: {} series match {}; combine them with sum, max, min or avg, such as \
-             {}=sum({})",
-            spec.name,
+            "{}: {} series match {}; combine them with sum, max, min or avg, such as {}",
+            option.naming(spec),
             matching.len(),
             selector(),
-            spec.name,
-            selector()
+            option.sum_of(spec, &selector())
         ));
     }
     // (time, value, series count) summed per time; max/min kept as they come.

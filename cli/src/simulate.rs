@@ -920,7 +920,7 @@ struct FeedBuffers<'a> {
 }
 
 /// Pod-milliseconds as pod-seconds (`1234`, `1234.5`).
-fn pod_seconds(pod_ms: i128) -> String {
+pub(crate) fn pod_seconds(pod_ms: i128) -> String {
     let whole = pod_ms / 1000;
     let frac = pod_ms % 1000;
     let mut text = group(whole);
@@ -949,7 +949,8 @@ fn group(n: i128) -> String {
     }
 }
 
-fn percent(part: i64, whole: i64) -> String {
+/// `part` of `whole` in percent, one decimal (`33.3 %`).
+pub(crate) fn percent(part: i64, whole: i64) -> String {
     if whole <= 0 {
         return "0 %".to_owned();
     }
@@ -1020,27 +1021,34 @@ pub fn summary_table(runs: &[Run]) -> String {
             r.summary.overflowed_steps.to_string()
         });
     }
+    let labels: Vec<&str> = runs.iter().map(|r| r.plan.label.as_str()).collect();
+    columns_table(&labels, &rows)
+}
+
+/// A table of named rows with one column per label, indented by two spaces, each column as
+/// wide as its widest cell.
+pub(crate) fn columns_table(labels: &[&str], rows: &[(&str, Vec<String>)]) -> String {
     let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = runs
+    let widths: Vec<usize> = labels
         .iter()
         .enumerate()
-        .map(|(i, run)| {
+        .map(|(i, label)| {
             rows.iter()
                 .filter_map(|(_, cells)| cells.get(i))
                 .map(String::len)
-                .chain(std::iter::once(run.plan.label.len()))
+                .chain(std::iter::once(label.len()))
                 .max()
                 .unwrap_or(0)
         })
         .collect();
     let mut out = String::new();
     let mut line = format!("  {:name_width$}", "");
-    for (run, width) in runs.iter().zip(&widths) {
-        let _ = write!(line, "  {:width$}", run.plan.label);
+    for (label, width) in labels.iter().zip(&widths) {
+        let _ = write!(line, "  {label:width$}");
     }
     out.push_str(line.trim_end());
     out.push('\n');
-    for (name, cells) in &rows {
+    for (name, cells) in rows {
         let mut line = format!("  {name:name_width$}");
         for (cell, width) in cells.iter().zip(&widths) {
             let _ = write!(line, "  {cell:width$}");

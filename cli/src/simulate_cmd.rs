@@ -23,6 +23,7 @@ use crate::explain::{self, EventLog};
 use crate::plot;
 use crate::pod_template::{self, TemplateGates};
 use crate::prometheus_load::SeriesSpec;
+use crate::recorded::{self, Recorded};
 use crate::simulate::{self, Clock, Explain, Options, Run};
 use crate::trace::{self, ApiVersion, Cluster, Gate, Manifest, Outcome, Trace};
 
@@ -88,6 +89,15 @@ pub struct SimulateArgs {
     /// !=) or `queue={queue="orders"}` (one series). Repeatable.
     #[arg(long = "series", value_name = "NAME=EXPR")]
     pub series: Vec<String>,
+    /// Replica counts recorded from the cluster on the same clock as the load (a CSV
+    /// `time,replicas` or a Prometheus range-query result, such as kube-state-metrics'
+    /// `kube_deployment_status_replicas`), compared with the simulated counts.
+    #[arg(long, value_name = "RECORDING.csv|RECORDING.json")]
+    pub replicas: Option<PathBuf>,
+    /// The recording's series in a Prometheus result of several: an EXPR as in `--series`,
+    /// such as `sum({deployment="web"})`.
+    #[arg(long = "replicas-series", value_name = "EXPR", requires = "replicas")]
+    pub replicas_series: Option<String>,
     /// A second manifest run on the same load; the summaries are printed side by side.
     #[arg(long, value_name = "OTHER_MANIFEST")]
     pub compare: Option<PathBuf>,
@@ -389,6 +399,7 @@ struct Inputs {
     cluster: Cluster,
     manifests: Vec<(Manifest, simulate::Plan)>,
     load: Load,
+    recorded: Option<Recorded>,
 }
 
 fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
@@ -409,6 +420,11 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
         .map(|text| SeriesSpec::parse(text).map_err(|e| format!("--series: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let load = csv_load::load(&args.load, &series).map_err(|e| e.to_string())?;
+    let recorded = args
+        .replicas
+        .as_deref()
+        .map(|path| recorded::load(path, args.replicas_series.as_deref()))
+        .transpose()?;
     if let Some(plot) = &args.plot {
         let is_svg = plot
             .extension()
@@ -446,6 +462,7 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
         cluster,
         manifests: planned,
         load,
+        recorded,
     })
 }
 
@@ -501,6 +518,7 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
         cluster,
         manifests,
         load,
+        recorded,
     } = match inputs(args) {
         Ok(i) => i,
         Err(e) => return fail(e, EXIT_INVALID),
@@ -509,6 +527,10 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e, EXIT_INVALID),
     };
+    // A recording that covers none of the run is refused before the run, not after.
+    if let Some(Err(e)) = recorded.as_ref().map(|r| recorded::compare(r, &[], &clock)) {
+        return fail(e, EXIT_INVALID);
+    }
     let demand = load.resample(&clock.absolute());
 
     let total =
@@ -581,11 +603,17 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
     }
     let _ = writeln!(out, "\nSummary:");
     out.push_str(&simulate::summary_table(&runs));
+    if let Some(recorded) = &recorded {
+        match recorded::compare(recorded, &runs, &clock) {
+            Ok(report) => out.push_str(&recorded::table(recorded, &report, &runs, clock.duration)),
+            Err(e) => return fail(e, EXIT_INVALID),
+        }
+    }
 
     // The plot, then the text: a failure leaves neither half-written.
     if let Some(path) = &args.plot {
         let subtitle = format!("{}; {}", pool_line(&opts), settings_line(&opts));
-        let svg = match plot::render(&runs, &clock, &load, &demand, &subtitle) {
+        let svg = match plot::render(&runs, &clock, &load, &demand, recorded.as_ref(), &subtitle) {
             Ok(svg) => svg,
             Err(e) => return fail(e, 1),
         };

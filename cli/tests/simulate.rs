@@ -6,6 +6,9 @@
 // Prometheus range-query loads: tests/simulate/prometheus_load.rs.
 #[path = "simulate/prometheus_load.rs"]
 mod prometheus_load;
+// Recorded replica counts (`--replicas`): tests/simulate/recorded.rs.
+#[path = "simulate/recorded.rs"]
+mod recorded;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -51,10 +54,19 @@ fn stdout_of(out: &Output) -> String {
 
 /// The summary table: row name to its cells (one per run).
 fn summary(text: &str) -> HashMap<String, Vec<String>> {
-    let table = text.split("\nSummary:\n").nth(1).expect("a summary");
+    table_after(text, "\nSummary:\n")
+}
+
+/// The table that follows `heading`, up to the next blank line: row name to its cells.
+fn table_after(text: &str, heading: &str) -> HashMap<String, Vec<String>> {
+    let table = text
+        .split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {heading:?} in {text}"));
     table
         .lines()
         .skip(1)
+        .take_while(|line| !line.is_empty())
         .map(|line| {
             let cells: Vec<String> = line
                 .trim()

@@ -131,6 +131,6 @@ fn series_errors_are_clear() {
             "cpu=sum",
         ],
         "hpa simulate: examples/loads/spike.csv: --series applies to a Prometheus range-query \
-         result (JSON); a CSV load names its columns in its header",
+         result (JSON); a CSV file names its columns in its header",
     );
 }
