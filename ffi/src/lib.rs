@@ -67,6 +67,7 @@ mod resolve;
 mod seal;
 mod snapshot;
 mod status;
+mod stored;
 mod text;
 mod view;
 
@@ -77,8 +78,9 @@ pub use api::{
     hpa_version_number,
 };
 pub use autoscaler::{
-    hpa_autoscaler, hpa_autoscaler_align, hpa_autoscaler_evaluate, hpa_autoscaler_init,
-    hpa_autoscaler_rescale_failed, hpa_autoscaler_rescale_succeeded, hpa_autoscaler_restore,
+    hpa_autoscaler, hpa_autoscaler_align, hpa_autoscaler_configure, hpa_autoscaler_evaluate,
+    hpa_autoscaler_evaluate_configured, hpa_autoscaler_init, hpa_autoscaler_rescale_failed,
+    hpa_autoscaler_rescale_succeeded, hpa_autoscaler_restore,
     hpa_autoscaler_restore_scaled_to_zero, hpa_autoscaler_save, hpa_autoscaler_scaling_status,
     hpa_autoscaler_size,
 };
