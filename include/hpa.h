@@ -85,8 +85,9 @@
 
 /**
  * Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
- * that (the state takes about 3.2 KiB today: the engine's history rings and status, two
- * condition messages and the digests of the storage check).
+ * that (the state takes about 6.3 KiB today: the engine's history rings and status, two
+ * condition messages, a kept configuration (3.2 KiB, 2 KiB of it its strings) and the
+ * digests of the storage check).
  */
 #define HPA_AUTOSCALER_SIZE 8192
 
