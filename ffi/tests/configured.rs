@@ -9,7 +9,7 @@ use std::ptr;
 
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, decision_fields, new_autoscaler, s, zeroed, World};
+use world::{bytes, decision_fields, new_autoscaler, zeroed, World};
 
 const ROUNDS: i64 = if cfg!(miri) { 3 } else { 300 };
 
@@ -28,6 +28,15 @@ fn evaluate(a: &mut hpa_autoscaler, w: &World, d: &mut hpa_decision) -> hpa_stat
 fn configure(a: &mut hpa_autoscaler, config: &hpa_config, e: &mut hpa_field_error) -> hpa_status {
     // SAFETY: initialized storage, a readable configuration, a writable report.
     unsafe { hpa_autoscaler_configure(a, config, e) }
+}
+
+/// A world of `pods` pods (from `seed`) and an autoscaler configured with its configuration.
+fn configured(seed: u64, pods: usize) -> (Box<World>, Box<hpa_autoscaler>, Box<hpa_field_error>) {
+    let w = World::new(pods, &mut Rng::new(seed));
+    let mut a = new_autoscaler();
+    let mut error: Box<hpa_field_error> = Box::new(zeroed());
+    assert_eq!(configure(&mut a, &w.config, &mut error), hpa_status::Ok);
+    (w, a, error)
 }
 
 #[test]
@@ -119,11 +128,7 @@ fn an_autoscaler_without_a_configuration_is_refused() {
 
 #[test]
 fn a_refused_configuration_changes_nothing() {
-    let mut rng = Rng::new(2);
-    let mut w = World::new(3, &mut rng);
-    let mut a = new_autoscaler();
-    let mut error: Box<hpa_field_error> = Box::new(zeroed());
-    assert_eq!(configure(&mut a, &w.config, &mut error), hpa_status::Ok);
+    let (mut w, mut a, mut error) = configured(2, 3);
     let state = bytes(&*a);
     // Invalid: Kubernetes' message, the kept configuration unchanged.
     w.config.max_replicas = 0;
@@ -135,8 +140,11 @@ fn a_refused_configuration_changes_nothing() {
     assert_eq!(bytes(&*a), state);
     w.config.max_replicas = 30;
     // Strings beyond what the autoscaler holds.
-    let long: &'static str = "m".repeat(3000).leak();
-    w.metrics[1].name = s(long);
+    let long = "m".repeat(3000);
+    w.metrics[1].name = hpa_str {
+        ptr: long.as_ptr().cast(),
+        len: long.len(),
+    };
     assert_eq!(
         configure(&mut a, &w.config, &mut error),
         hpa_status::TooLarge
@@ -169,11 +177,7 @@ fn a_refused_configuration_changes_nothing() {
 /// bytes not in use, changes no decision.
 #[test]
 fn damage_to_a_configured_autoscaler_is_refused() {
-    let mut rng = Rng::new(3);
-    let mut w = World::new(4, &mut rng);
-    let mut a = new_autoscaler();
-    let mut error: Box<hpa_field_error> = Box::new(zeroed());
-    assert_eq!(configure(&mut a, &w.config, &mut error), hpa_status::Ok);
+    let (mut w, mut a, _) = configured(3, 4);
     let mut d: Box<hpa_decision> = Box::new(zeroed());
     for step in 0..20 {
         w.obs.now_ms = 60_000 + step * 15_000;
