@@ -85,8 +85,9 @@
 
 /**
  * Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
- * that (the state takes about 3.2 KiB today: the engine's history rings and status, two
- * condition messages and the digests of the storage check).
+ * that (the state takes about 6.3 KiB today: the engine's history rings and status, two
+ * condition messages, a kept configuration (3.2 KiB, 2 KiB of it its strings) and the
+ * digests of the storage check).
  */
 #define HPA_AUTOSCALER_SIZE 8192
 
@@ -321,6 +322,11 @@ enum hpa_status
    * library).
    */
   HPA_STATUS_SNAPSHOT_VERSION = 3005,
+  /**
+   * `hpa_autoscaler_evaluate_configured` was called on an autoscaler that holds no
+   * configuration: call `hpa_autoscaler_configure` first (again after `init` or `restore`).
+   */
+  HPA_STATUS_NOT_CONFIGURED = 3006,
   /**
    * A quantity text is empty or does not match Kubernetes' quantity syntax.
    */
@@ -1031,12 +1037,13 @@ typedef uint32_t hpa_quantity_format;
  * version of the library. Storage changed by anything but this library since its last call
  * (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks
  * 64-bit digests of the state's parts (its fixed fields, the messages and the history's bytes
- * in use, the history in blocks) before reading it, and an evaluation stores again only
- * those of the parts it changed. A change of any single 64-bit word of the bytes in use is
- * always refused, other damage but with a probability of about 2^-64; bytes not in use are not
- * looked at (damage there changes no result). No bytes can make the library misbehave (the
- * state is plain integers, every bit pattern a value). The state holds no
- * pointer: while no call is running it may be copied with `memcpy` (the copy is an
+ * in use, the history in blocks, the configuration `hpa_autoscaler_configure` kept) before
+ * reading it, and an evaluation stores again only those of the parts it changed. A change of
+ * any single 64-bit word of the bytes in use is always refused, other damage but with a
+ * probability of about 2^-64; bytes not in use are not looked at (damage there changes no
+ * result). No bytes can make the library misbehave (the state is plain integers and bytes,
+ * every bit pattern a value). The state holds no pointer (a kept configuration holds copies
+ * of its strings): while no call is running it may be copied with `memcpy` (the copy is an
  * independent autoscaler with the same history). To keep it across reboots and library
  * upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler
  * must not be used by two threads at once: use one per thread, or lock around every call.
@@ -1347,6 +1354,38 @@ typedef struct hpa_config {
    */
   const struct hpa_settings *settings;
 } hpa_config;
+
+/**
+ * Which field a call refused, and why: written by `hpa_config_validate`,
+ * `hpa_autoscaler_configure` and `hpa_observation_check` when they return an error.
+ *
+ * For a Kubernetes validation error (`HPA_STATUS_INVALID_SPEC`), `field` is the API field path
+ * (`spec.metrics[0].resource.target.averageUtilization`), `type` the field error type and
+ * `message` exactly what the Kubernetes API server says
+ * (`spec.maxReplicas: Invalid value: 0: must be greater than 0`). For any other status,
+ * `field` is the path of the C struct member (`observation.pods[2].containers[0].name`),
+ * `type` is `HPA_FIELD_ERROR_TYPE_NONE` and `message` says what is wrong with it. Texts are
+ * NUL-terminated UTF-8, cut with `...` when longer than their arrays.
+ */
+typedef struct hpa_field_error {
+  /**
+   * The status the call returned (an `hpa_status`).
+   */
+  uint32_t status;
+  /**
+   * The Kubernetes field error type (an `hpa_field_error_type`), or
+   * `HPA_FIELD_ERROR_TYPE_NONE`.
+   */
+  uint32_t type;
+  /**
+   * The field's path.
+   */
+  char field[HPA_FIELD_CAPACITY];
+  /**
+   * The whole message, starting with the field's path.
+   */
+  char message[HPA_MESSAGE_CAPACITY];
+} hpa_field_error;
 
 /**
  * A resource request, e.g. `cpu: 500m` is `{ HPA_STR("cpu"), 500 }`.
@@ -1873,38 +1912,6 @@ typedef struct hpa_resolved_config {
   struct hpa_settings settings;
 } hpa_resolved_config;
 
-/**
- * Which field a call refused, and why: written by `hpa_config_validate` and
- * `hpa_observation_check` when they return an error.
- *
- * For a Kubernetes validation error (`HPA_STATUS_INVALID_SPEC`), `field` is the API field path
- * (`spec.metrics[0].resource.target.averageUtilization`), `type` the field error type and
- * `message` exactly what the Kubernetes API server says
- * (`spec.maxReplicas: Invalid value: 0: must be greater than 0`). For any other status,
- * `field` is the path of the C struct member (`observation.pods[2].containers[0].name`),
- * `type` is `HPA_FIELD_ERROR_TYPE_NONE` and `message` says what is wrong with it. Texts are
- * NUL-terminated UTF-8, cut with `...` when longer than their arrays.
- */
-typedef struct hpa_field_error {
-  /**
-   * The status the call returned (an `hpa_status`).
-   */
-  uint32_t status;
-  /**
-   * The Kubernetes field error type (an `hpa_field_error_type`), or
-   * `HPA_FIELD_ERROR_TYPE_NONE`.
-   */
-  uint32_t type;
-  /**
-   * The field's path.
-   */
-  char field[HPA_FIELD_CAPACITY];
-  /**
-   * The whole message, starting with the field's path.
-   */
-  char message[HPA_MESSAGE_CAPACITY];
-} hpa_field_error;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1913,6 +1920,33 @@ extern "C" {
  * The library's `HPA_AUTOSCALER_ALIGN`.
  */
 size_t hpa_autoscaler_align(void);
+
+/**
+ * Validates `config` as `hpa_config_validate` does and keeps it in the autoscaler, converted,
+ * for `hpa_autoscaler_evaluate_configured`: the configuration is then not read, converted
+ * nor validated again by each evaluation. The autoscaler copies what it needs (its strings
+ * too, at most 2,048 bytes of them together: `HPA_STATUS_TOO_LARGE` beyond), so `config`
+ * need not outlive the call. Call it again when the HPA's spec changes: the history is kept,
+ * as the controller keeps it when an HPA object is edited. `hpa_autoscaler_init` and
+ * `hpa_autoscaler_restore` leave an autoscaler without a configuration (a snapshot holds
+ * none).
+ *
+ * On error the autoscaler is unchanged (it keeps the configuration it had) and `error_out`,
+ * when not NULL, receives the field and the message, as from `hpa_config_validate`;
+ * `*error_out` is not touched on success.
+ *
+ * # Safety
+ *
+ * `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+ * thread during the call; `config` and everything it points to must be readable for the
+ * duration of the call, with every array at least as long as its length member says, and
+ * apart from the autoscaler (`HPA_STATUS_OVERLAP`); `error_out` must be NULL or point to a
+ * writable `hpa_field_error`.
+ */
+HPA_MUST_USE
+hpa_status hpa_autoscaler_configure(union hpa_autoscaler *autoscaler,
+                                    const struct hpa_config *config,
+                                    struct hpa_field_error *error_out);
 
 /**
  * One evaluation (one sync period of the Kubernetes controller): decides the replica count
@@ -1949,6 +1983,25 @@ hpa_status hpa_autoscaler_evaluate(union hpa_autoscaler *autoscaler,
                                    void *workspace,
                                    size_t workspace_size,
                                    struct hpa_decision *decision_out);
+
+/**
+ * One evaluation under the configuration `hpa_autoscaler_configure` stored: as
+ * `hpa_autoscaler_evaluate`, without the configuration (it was validated once) nor a
+ * workspace. `HPA_STATUS_NOT_CONFIGURED` when the autoscaler holds no configuration.
+ *
+ * # Safety
+ *
+ * `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+ * thread during the call. `observation` and everything it points to must be readable for the
+ * duration of the call, with every array at least as long as its length member says.
+ * `decision_out` must point to a writable `hpa_decision`. The outputs (`*decision_out`, the
+ * autoscaler) must not overlap any input: an input array that overlaps one is refused with
+ * `HPA_STATUS_OVERLAP`.
+ */
+HPA_MUST_USE
+hpa_status hpa_autoscaler_evaluate_configured(union hpa_autoscaler *autoscaler,
+                                              const struct hpa_observation *observation,
+                                              struct hpa_decision *decision_out);
 
 /**
  * Makes `storage` a new autoscaler: no history, no conditions, `desiredReplicas` 0, as a newly

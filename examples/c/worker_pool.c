@@ -129,13 +129,14 @@ int main(void) {
   config.behavior = &behavior;
   config.settings = NULL; /* kube-controller-manager's defaults */
 
-  s = hpa_config_validate(&config, &g_error);
+  s = hpa_autoscaler_init(&g_autoscaler, sizeof g_autoscaler);
+  if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_init", s);
+  /* Validated once and kept by the autoscaler: the evaluations below do not take it. */
+  s = hpa_autoscaler_configure(&g_autoscaler, &config, &g_error);
   if (s != HPA_STATUS_OK) {
     fprintf(stderr, "%s\n", g_error.message); /* e.g. spec.maxReplicas: Invalid value: ... */
     return fail("invalid HPA", s);
   }
-  s = hpa_autoscaler_init(&g_autoscaler, sizeof g_autoscaler);
-  if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_init", s);
 
   /* The pool starts with 2 workers that have been up for a while. */
   start_worker(-600000);
@@ -156,6 +157,9 @@ int main(void) {
       memset(&g_autoscaler, 0, sizeof g_autoscaler); /* the process's memory is gone */
       s = hpa_autoscaler_restore(&g_autoscaler, sizeof g_autoscaler, snapshot, len, now);
       if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_restore", s);
+      /* A snapshot holds the history, not the configuration. */
+      s = hpa_autoscaler_configure(&g_autoscaler, &config, &g_error);
+      if (s != HPA_STATUS_OK) return fail("hpa_autoscaler_configure", s);
       printf("t=%3lds  restart: the autoscaler's state kept in a %lu-byte snapshot\n",
              (long)(now / 1000), (unsigned long)len);
     }
@@ -201,15 +205,15 @@ int main(void) {
     obs.metrics = values;
     obs.metrics_len = 2;
 
-    /* The observation is read in place: no workspace (NULL, 0). */
-    s = hpa_autoscaler_evaluate(&g_autoscaler, &config, &obs, NULL, 0, &g_decision);
+    /* The observation is read in place, under the configuration the autoscaler keeps. */
+    s = hpa_autoscaler_evaluate_configured(&g_autoscaler, &obs, &g_decision);
     if (s != HPA_STATUS_OK) {
       size_t needed;
       /* The check names the field at fault. */
       if (hpa_observation_check(&config, &obs, &needed, &g_error) != HPA_STATUS_OK) {
         fprintf(stderr, "%s\n", g_error.message);
       }
-      return fail("hpa_autoscaler_evaluate", s);
+      return fail("hpa_autoscaler_evaluate_configured", s);
     }
 
     printf("t=%3lds  %2d workers (%2d ready)  cpu %3ld%%  queue %5ld  ", (long)(now / 1000),

@@ -124,9 +124,24 @@ impl CWorld {
         self.workspace.resize(size, 0);
     }
 
-    /// One evaluation of the observation by `autoscaler`: `(desired replicas, rescale)`. The
-    /// decision is not zeroed first, as a C caller's local `hpa_decision` is not.
+    /// One evaluation of the observation by `autoscaler` under the configuration it keeps
+    /// (`hpa_autoscaler_configure`): `(desired replicas, rescale)`. The decision is not zeroed
+    /// first, as a C caller's local `hpa_decision` is not.
     fn evaluate(&mut self, autoscaler: &mut hpa_autoscaler) -> (i32, bool) {
+        let mut decision = MaybeUninit::<hpa_decision>::uninit();
+        // SAFETY: initialized and configured storage, valid inputs.
+        let status = unsafe {
+            hpa_autoscaler_evaluate_configured(autoscaler, &self.obs, decision.as_mut_ptr())
+        };
+        assert_eq!(status, hpa_status::Ok);
+        // SAFETY: written by the successful call.
+        let d = unsafe { &*decision.as_ptr() };
+        (d.desired_replicas, d.rescale != 0)
+    }
+
+    /// As [`CWorld::evaluate`], the configuration passed, converted and validated again:
+    /// `hpa_autoscaler_evaluate`.
+    fn evaluate_with_config(&mut self, autoscaler: &mut hpa_autoscaler) -> (i32, bool) {
         let mut decision = MaybeUninit::<hpa_decision>::uninit();
         // SAFETY: initialized storage, valid inputs, a workspace of the size checked.
         let status = unsafe {
@@ -168,6 +183,9 @@ fn c_warmed_up(w: &mut CWorld) -> (Storage, i64) {
     // SAFETY: writable storage of the right size.
     let status = unsafe { hpa_autoscaler_init(&mut *a, size_of::<hpa_autoscaler>()) };
     assert_eq!(status, hpa_status::Ok);
+    // SAFETY: initialized storage, a valid configuration, no error report.
+    let status = unsafe { hpa_autoscaler_configure(&mut *a, &w.config, std::ptr::null_mut()) };
+    assert_eq!(status, hpa_status::Ok);
     let mut t = 0;
     for step in 0..WARM_UP_STEPS {
         w.observe(t, warm_up_load(step));
@@ -202,6 +220,11 @@ fn bench(c: &mut Criterion) {
                 .expect("evaluates");
             let mut copy = c_state.clone();
             assert_eq!(world.evaluate(&mut copy.0).0, engine.desired_replicas);
+            let mut copy = c_state.clone();
+            assert_eq!(
+                world.evaluate_with_config(&mut copy.0).0,
+                engine.desired_replicas
+            );
             group.bench_with_input(BenchmarkId::new("engine", n), &n, |b, _| {
                 b.iter_custom(|iters| timed(iters, &state, &hpa, &settings, obs))
             });
@@ -210,6 +233,13 @@ fn bench(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 timed_batches(iters, &c_state, |a| {
                     black_box(world.evaluate(&mut a.0));
+                })
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("c_api_with_config", n), &n, |b, _| {
+            b.iter_custom(|iters| {
+                timed_batches(iters, &c_state, |a| {
+                    black_box(world.evaluate_with_config(&mut a.0));
                 })
             })
         });
@@ -252,14 +282,19 @@ fn counted_engine(
     }
 }
 
-/// [`COUNTED`] C API evaluations of the scenario at `n` pods, for callgrind to count.
+/// [`COUNTED`] C API evaluations of the scenario at `n` pods, for callgrind to count: under
+/// the configuration the autoscaler keeps, or with it passed to each call (`with_config`).
 #[inline(never)]
-fn count_c_api(n: usize) {
+fn count_c_api(n: usize, with_config: bool) {
     let mut world = CWorld::new(n);
     let (state, now) = c_warmed_up(&mut world);
     world.observe(now, MEASURED_LOAD);
     let mut states = vec![state; COUNTED];
-    counted_c_api(&mut world, &mut states);
+    if with_config {
+        counted_c_api_with_config(&mut world, &mut states);
+    } else {
+        counted_c_api(&mut world, &mut states);
+    }
 }
 
 #[inline(never)]
@@ -269,19 +304,28 @@ fn counted_c_api(world: &mut CWorld, states: &mut [Storage]) {
     }
 }
 
+#[inline(never)]
+fn counted_c_api_with_config(world: &mut CWorld, states: &mut [Storage]) {
+    for a in states {
+        black_box(world.evaluate_with_config(&mut a.0));
+    }
+}
+
 criterion_group!(benches, bench);
 
-/// Criterion's benchmarks; with `HPA_COUNT=engine|c_api` and `HPA_COUNT_PODS=N` instead, only
-/// [`COUNTED`] evaluations one way, whose instructions `ffi/benches/count-instructions` counts
-/// with callgrind (`counted_engine`, `counted_c_api`): timings move with the machine's load,
-/// instruction counts do not.
+/// Criterion's benchmarks; with `HPA_COUNT=engine|c_api|c_api_with_config` and
+/// `HPA_COUNT_PODS=N` instead, only [`COUNTED`] evaluations one way, whose instructions
+/// `ffi/benches/count-instructions` counts with callgrind (`counted_engine`, `counted_c_api`,
+/// `counted_c_api_with_config`): timings move with the machine's load, instruction counts do
+/// not.
 fn main() {
     if let (Ok(way), Ok(n)) = (std::env::var("HPA_COUNT"), std::env::var("HPA_COUNT_PODS")) {
         let n = n.parse().expect("HPA_COUNT_PODS is a pod count");
         match way.as_str() {
             "engine" => count_engine(n),
-            "c_api" => count_c_api(n),
-            other => panic!("HPA_COUNT is engine or c_api, not {other}"),
+            "c_api" => count_c_api(n, false),
+            "c_api_with_config" => count_c_api(n, true),
+            other => panic!("HPA_COUNT is engine, c_api or c_api_with_config, not {other}"),
         }
         return;
     }

@@ -5,17 +5,18 @@ use core::mem::{align_of, size_of};
 
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
 use hpa::spec::MetricSourceType;
-use hpa::{Autoscaler, EvaluateError, Instant};
+use hpa::{Autoscaler, EvaluateError, Hpa, Instant, Settings};
 
 use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
-use crate::error::{Detail, Fault};
+use crate::error::{hpa_field_error, Detail, Fault, Refusal};
 use crate::observation::{self, hpa_observation};
 use crate::out::{field, uninit};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::seal::{self, layout, Seal, EVENT_CAPACITY, RECOMMENDATION_CAPACITY, SEAL_BYTES};
 use crate::snapshot;
 use crate::status::hpa_status;
+use crate::stored::{self, Loaded, StoredConfig};
 use crate::{
     HPA_AUTOSCALER_ALIGN, HPA_AUTOSCALER_SIZE, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY,
     HPA_VERSION_NUMBER,
@@ -30,12 +31,13 @@ use crate::{
 /// version of the library. Storage changed by anything but this library since its last call
 /// (a stray write, a bit flip) is refused with `HPA_STATUS_CORRUPT_STATE`: each call checks
 /// 64-bit digests of the state's parts (its fixed fields, the messages and the history's bytes
-/// in use, the history in blocks) before reading it, and an evaluation stores again only
-/// those of the parts it changed. A change of any single 64-bit word of the bytes in use is
-/// always refused, other damage but with a probability of about 2^-64; bytes not in use are not
-/// looked at (damage there changes no result). No bytes can make the library misbehave (the
-/// state is plain integers, every bit pattern a value). The state holds no
-/// pointer: while no call is running it may be copied with `memcpy` (the copy is an
+/// in use, the history in blocks, the configuration `hpa_autoscaler_configure` kept) before
+/// reading it, and an evaluation stores again only those of the parts it changed. A change of
+/// any single 64-bit word of the bytes in use is always refused, other damage but with a
+/// probability of about 2^-64; bytes not in use are not looked at (damage there changes no
+/// result). No bytes can make the library misbehave (the state is plain integers and bytes,
+/// every bit pattern a value). The state holds no pointer (a kept configuration holds copies
+/// of its strings): while no call is running it may be copied with `memcpy` (the copy is an
 /// independent autoscaler with the same history). To keep it across reboots and library
 /// upgrades, save a snapshot (`hpa_autoscaler_save`) rather than these bytes. One autoscaler
 /// must not be used by two threads at once: use one per thread, or lock around every call.
@@ -56,6 +58,8 @@ pub(crate) struct State {
     magic: u64,
     pub(crate) engine: Autoscaler,
     pub(crate) messages: Messages,
+    /// The configuration `hpa_autoscaler_configure` stored, if any.
+    pub(crate) config: StoredConfig,
     /// The digests of the state's parts as of the end of the last call that changed it
     /// ([`crate::seal`]).
     seal: Seal,
@@ -68,6 +72,7 @@ impl State {
             magic: MAGIC,
             engine,
             messages,
+            config: StoredConfig::none(),
             seal: Seal::NONE,
         };
         state.seal = Seal::of(&state);
@@ -95,6 +100,7 @@ const FIELD_BYTES: usize = 8 // magic
     + (8 + 4 + 4 + 4 + 1 + 1 + 2) // pending rescale
     + 8 // last evaluation
     + 2 * (HPA_MESSAGE_CAPACITY + 4) // messages
+    + size_of::<StoredConfig>() // stored configuration (no padding: asserted in stored.rs)
     + SEAL_BYTES; // digests
 
 const _: () = {
@@ -419,6 +425,33 @@ unsafe fn evaluate(
     // SAFETY: the caller's contract.
     unsafe { config::convert(cfg, &mut converted, &outputs) }.map_err(|r| r.status())?;
     let hpa = converted.validate().map_err(|r| r.status())?;
+    let state: &mut State = &mut state;
+    // SAFETY: the caller's contract; `outputs` hold what the call writes.
+    unsafe {
+        decide(
+            (&mut state.engine, &mut state.messages),
+            (&hpa, &converted.settings),
+            obs,
+            &outputs,
+            decision_out,
+        )
+    }
+}
+
+/// The evaluation proper, once the storage, the configuration and the outputs were checked:
+/// checks the observation, runs the engine and writes the decision.
+///
+/// # Safety
+///
+/// `obs` as `hpa_autoscaler_evaluate` requires; `decision_out` not NULL, aligned, writable and
+/// apart from every input and from the state; `outputs` every range the call writes.
+unsafe fn decide(
+    (engine, messages): (&mut Autoscaler, &mut Messages),
+    (hpa, settings): (&Hpa<'_>, &Settings),
+    obs: &hpa_observation,
+    outputs: &Outputs,
+    decision_out: *mut hpa_decision,
+) -> Result<(), hpa_status> {
     let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
     let mut n = 0;
     for (slot, m) in sources.iter_mut().zip(hpa.metrics()) {
@@ -426,29 +459,168 @@ unsafe fn evaluate(
         n += 1;
     }
     // SAFETY: the caller's contract.
-    let views = unsafe { observation::check(&outputs, obs, sources.get(..n).unwrap_or(&[])) }
-        .map_err(fault)?;
+    let views = unsafe { observation::check(outputs, obs, sources.get(..n).unwrap_or(&[])) }
+        .map_err(|f| f.status)?;
     let observation = views.observation();
-    let decision = state
-        .engine
-        .evaluate(&hpa, &converted.settings, &observation)
+    let decision = engine
+        .evaluate(hpa, settings, &observation)
         .map_err(|e| evaluate_error(e).status)?;
-    state.messages.after_evaluation(&decision);
+    messages.after_evaluation(&decision);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
     // overlaps no input nor the state.
     let out = unsafe { uninit(decision_out) };
     decision::write_decision(
         out,
         &decision,
-        (
-            &observation,
-            &converted.settings,
-            views.pod_values_not_negative(),
-        ),
-        &state.messages,
-        state.engine.status().desired_replicas,
+        (&observation, settings, views.pod_values_not_negative()),
+        messages,
+        engine.status().desired_replicas,
     );
     Ok(())
+}
+
+/// Validates `config` as `hpa_config_validate` does and keeps it in the autoscaler, converted,
+/// for `hpa_autoscaler_evaluate_configured`: the configuration is then not read, converted
+/// nor validated again by each evaluation. The autoscaler copies what it needs (its strings
+/// too, at most 2,048 bytes of them together: `HPA_STATUS_TOO_LARGE` beyond), so `config`
+/// need not outlive the call. Call it again when the HPA's spec changes: the history is kept,
+/// as the controller keeps it when an HPA object is edited. `hpa_autoscaler_init` and
+/// `hpa_autoscaler_restore` leave an autoscaler without a configuration (a snapshot holds
+/// none).
+///
+/// On error the autoscaler is unchanged (it keeps the configuration it had) and `error_out`,
+/// when not NULL, receives the field and the message, as from `hpa_config_validate`;
+/// `*error_out` is not touched on success.
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+/// thread during the call; `config` and everything it points to must be readable for the
+/// duration of the call, with every array at least as long as its length member says, and
+/// apart from the autoscaler (`HPA_STATUS_OVERLAP`); `error_out` must be NULL or point to a
+/// writable `hpa_field_error`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_configure(
+    autoscaler: *mut hpa_autoscaler,
+    config: *const hpa_config,
+    error_out: *mut hpa_field_error,
+) -> hpa_status {
+    // SAFETY: the caller's contract, forwarded.
+    match unsafe { configure(autoscaler, config) } {
+        Ok(()) => hpa_status::Ok,
+        // SAFETY: the caller's contract.
+        Err(refusal) => unsafe { crate::api::report(refusal, error_out) },
+    }
+}
+
+/// # Safety
+///
+/// As [`hpa_autoscaler_configure`].
+unsafe fn configure(
+    autoscaler: *mut hpa_autoscaler,
+    config: *const hpa_config,
+) -> Result<(), Refusal> {
+    // SAFETY: the caller's contract.
+    let mut state = unsafe { state_mut(autoscaler) }?;
+    // SAFETY: the caller's contract.
+    let cfg = unsafe { raw::reference(config) }.map_err(|f| f.at("config"))?;
+    let storage = byte_range(autoscaler.cast_const(), HPA_AUTOSCALER_SIZE);
+    let outputs = Outputs::only(storage, "autoscaler");
+    no_overlap(
+        storage,
+        "autoscaler",
+        &[(byte_range(config, size_of::<hpa_config>()), "config")],
+    )?;
+    let mut converted = config::Config::empty();
+    // SAFETY: the caller's contract.
+    unsafe { config::convert(cfg, &mut converted, &outputs) }?;
+    converted.validate()?;
+    // SAFETY: converted from `cfg` just above.
+    unsafe { stored::store(cfg, &converted, &mut state.config) }?;
+    Ok(())
+}
+
+/// One evaluation under the configuration `hpa_autoscaler_configure` stored: as
+/// `hpa_autoscaler_evaluate`, without the configuration (it was validated once) nor a
+/// workspace. `HPA_STATUS_NOT_CONFIGURED` when the autoscaler holds no configuration.
+///
+/// # Safety
+///
+/// `autoscaler` must be storage initialized by `hpa_autoscaler_init`, not used by another
+/// thread during the call. `observation` and everything it points to must be readable for the
+/// duration of the call, with every array at least as long as its length member says.
+/// `decision_out` must point to a writable `hpa_decision`. The outputs (`*decision_out`, the
+/// autoscaler) must not overlap any input: an input array that overlaps one is refused with
+/// `HPA_STATUS_OVERLAP`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn hpa_autoscaler_evaluate_configured(
+    autoscaler: *mut hpa_autoscaler,
+    observation: *const hpa_observation,
+    decision_out: *mut hpa_decision,
+) -> hpa_status {
+    // SAFETY: the caller's contract, forwarded.
+    match unsafe { evaluate_configured(autoscaler, observation, decision_out) } {
+        Ok(()) => hpa_status::Ok,
+        Err(status) => status,
+    }
+}
+
+/// # Safety
+///
+/// As [`hpa_autoscaler_evaluate_configured`].
+unsafe fn evaluate_configured(
+    autoscaler: *mut hpa_autoscaler,
+    observation: *const hpa_observation,
+    decision_out: *mut hpa_decision,
+) -> Result<(), hpa_status> {
+    let fault = |f: Fault| f.status;
+    // SAFETY: the caller's contract.
+    let mut guard = unsafe { state_mut(autoscaler) }.map_err(fault)?;
+    // SAFETY: the caller's contract.
+    let obs = unsafe { raw::reference(observation) }.map_err(fault)?;
+    // SAFETY: only checks NULL and alignment; nothing is read.
+    unsafe { raw::reference(decision_out.cast_const()) }.map_err(fault)?;
+    if !guard.config.is_configured() {
+        return Err(hpa_status::NotConfigured);
+    }
+    let storage = byte_range(autoscaler.cast_const(), HPA_AUTOSCALER_SIZE);
+    let written = byte_range(decision_out.cast_const(), size_of::<hpa_decision>());
+    no_overlap(
+        written,
+        "decision_out",
+        &[
+            (
+                byte_range(observation, size_of::<hpa_observation>()),
+                "observation",
+            ),
+            (storage, "autoscaler"),
+        ],
+    )
+    .map_err(fault)?;
+    // Every array the observation's checks read is checked against what this call writes.
+    let outputs = Outputs::new([
+        (written, "decision_out"),
+        (storage, "autoscaler"),
+        ((core::ptr::null(), 0), ""),
+    ]);
+    guard.evaluating();
+    let state: &mut State = &mut guard;
+    let mut loaded = Loaded::new();
+    state.config.load(&mut loaded).map_err(fault)?;
+    let settings = loaded.settings;
+    let hpa = loaded.hpa(&state.config).map_err(fault)?;
+    // SAFETY: the caller's contract; `outputs` hold what the call writes.
+    unsafe {
+        decide(
+            (&mut state.engine, &mut state.messages),
+            (&hpa, &settings),
+            obs,
+            &outputs,
+            decision_out,
+        )
+    }
 }
 
 /// Reports that the caller applied the decided replica count: records the scale event (HPAs

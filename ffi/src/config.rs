@@ -229,12 +229,12 @@ pub struct hpa_config {
 
 /// One direction of a behavior, converted.
 #[derive(Clone, Copy)]
-struct Rules {
-    window: Option<i32>,
-    select: Option<SelectPolicy>,
+pub(crate) struct Rules {
+    pub(crate) window: Option<i32>,
+    pub(crate) select: Option<SelectPolicy>,
     /// `None`: the defaults; otherwise the first `len` entries.
-    policies: Option<([ScalingPolicy; HPA_MAX_POLICIES], usize)>,
-    tolerance: Option<Quantity>,
+    pub(crate) policies: Option<([ScalingPolicy; HPA_MAX_POLICIES], usize)>,
+    pub(crate) tolerance: Option<Quantity>,
 }
 
 /// The most unrecognized values a configuration can hold: one per policy.
@@ -242,11 +242,11 @@ const MAX_UNRECOGNIZED: usize = 2 * HPA_MAX_POLICIES;
 
 /// A configuration converted for the core, borrowing the caller's strings.
 pub(crate) struct Config<'a> {
-    min_replicas: Option<i32>,
-    max_replicas: i32,
-    metrics: [MetricSpec<'a>; HPA_MAX_METRICS],
-    metrics_len: usize,
-    behavior: Option<(Option<Rules>, Option<Rules>)>,
+    pub(crate) min_replicas: Option<i32>,
+    pub(crate) max_replicas: i32,
+    pub(crate) metrics: [MetricSpec<'a>; HPA_MAX_METRICS],
+    pub(crate) metrics_len: usize,
+    pub(crate) behavior: Option<(Option<Rules>, Option<Rules>)>,
     target_ref: Option<CrossVersionObjectReference<'a>>,
     /// The controller settings.
     pub(crate) settings: Settings,
@@ -413,7 +413,7 @@ unsafe fn object_ref<'a>(
     }
 }
 
-fn target(t: &hpa_metric_target) -> Result<MetricTarget, Fault> {
+pub(crate) fn target(t: &hpa_metric_target) -> Result<MetricTarget, Fault> {
     let type_ = raw::known(t.r#type, enums::target_type).map_err(|f| f.at("type"))?;
     const ALL: u32 = crate::enums::HPA_TARGET_FIELD_VALUE
         | crate::enums::HPA_TARGET_FIELD_AVERAGE_VALUE

@@ -13,6 +13,7 @@ use hpa::{Decision, RescaleReason, Settings};
 
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
 use crate::out::{elements, field};
+use crate::quantity::{decimal_si_milli, DECIMAL_SI_MILLI_BYTES};
 use crate::text::{write_display_uninit, write_str_uninit, Stored, Text};
 use crate::view::CObservation;
 use crate::{
@@ -351,6 +352,10 @@ fn write_quantity(
     has.write(u32::from(value.is_some()));
     milli.write(value.unwrap_or(0));
     match value {
+        Some(v) if format == Format::DecimalSI => {
+            let mut buf = [0; DECIMAL_SI_MILLI_BYTES];
+            write_str_uninit(elements(text), decimal_si_milli(v, &mut buf))
+        }
         Some(v) => write_display_uninit(elements(text), &build_quantity_milli(v, format)),
         None => write_str_uninit(elements(text), ""),
     };

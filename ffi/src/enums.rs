@@ -410,7 +410,7 @@ c_enum_conversions! {
         Ok, NullPointer, Misaligned, Uninitialized, BufferTooSmall, Overlap, LengthMismatch,
         InvalidEnum, InvalidFlag, InvalidUtf8, OutOfRange, TooLarge, InvalidSpec,
         InvalidSettings, TimeWentBackwards, WrongValuesKind, NoPendingRescale, CorruptState,
-        InvalidSnapshot, SnapshotVersion, QuantityFormat, QuantitySuffix, QuantityExponent,
+        InvalidSnapshot, SnapshotVersion, NotConfigured, QuantityFormat, QuantitySuffix, QuantityExponent,
     }
     from_c: status,
 }

@@ -12,8 +12,8 @@ use crate::status::hpa_status;
 use crate::text::{write_display, Text};
 use crate::{HPA_FIELD_CAPACITY, HPA_MESSAGE_CAPACITY};
 
-/// Which field a call refused, and why: written by `hpa_config_validate` and
-/// `hpa_observation_check` when they return an error.
+/// Which field a call refused, and why: written by `hpa_config_validate`,
+/// `hpa_autoscaler_configure` and `hpa_observation_check` when they return an error.
 ///
 /// For a Kubernetes validation error (`HPA_STATUS_INVALID_SPEC`), `field` is the API field path
 /// (`spec.metrics[0].resource.target.averageUtilization`), `type` the field error type and

@@ -67,6 +67,7 @@ mod resolve;
 mod seal;
 mod snapshot;
 mod status;
+mod stored;
 mod text;
 mod view;
 
@@ -77,8 +78,9 @@ pub use api::{
     hpa_version_number,
 };
 pub use autoscaler::{
-    hpa_autoscaler, hpa_autoscaler_align, hpa_autoscaler_evaluate, hpa_autoscaler_init,
-    hpa_autoscaler_rescale_failed, hpa_autoscaler_rescale_succeeded, hpa_autoscaler_restore,
+    hpa_autoscaler, hpa_autoscaler_align, hpa_autoscaler_configure, hpa_autoscaler_evaluate,
+    hpa_autoscaler_evaluate_configured, hpa_autoscaler_init, hpa_autoscaler_rescale_failed,
+    hpa_autoscaler_rescale_succeeded, hpa_autoscaler_restore,
     hpa_autoscaler_restore_scaled_to_zero, hpa_autoscaler_save, hpa_autoscaler_scaling_status,
     hpa_autoscaler_size,
 };
@@ -169,8 +171,9 @@ const _: () = {
 };
 
 /// Bytes of an `hpa_autoscaler`. Part of the ABI: it only ever grows, with headroom kept for
-/// that (the state takes about 3.2 KiB today: the engine's history rings and status, two
-/// condition messages and the digests of the storage check).
+/// that (the state takes about 6.3 KiB today: the engine's history rings and status, two
+/// condition messages, a kept configuration (3.2 KiB, 2 KiB of it its strings) and the
+/// digests of the storage check).
 pub const HPA_AUTOSCALER_SIZE: usize = 8192;
 /// Alignment of an `hpa_autoscaler`.
 pub const HPA_AUTOSCALER_ALIGN: usize = 8;

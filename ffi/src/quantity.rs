@@ -203,6 +203,64 @@ pub unsafe extern "C" fn hpa_milli_from_double(value: f64, milli_out: *mut i64) 
     })())
 }
 
+/// Bytes that hold [`decimal_si_milli`]'s text: a sign, 19 digits and a suffix.
+pub(crate) const DECIMAL_SI_MILLI_BYTES: usize = 24;
+
+/// `milli` milli-units as Kubernetes writes a DecimalSI quantity (`Quantity.String()` of
+/// `NewMilliQuantity(milli, DecimalSI)`, its int64 path): the trailing zeros moved into the
+/// exponent, which is then lowered to a multiple of 3 and written as an SI suffix (`"1500m"`,
+/// `"2"`, `"40k"`). The text of the core's `Display` for `build_quantity_milli(milli,
+/// DecimalSI)`, without `core::fmt` (each decision writes one or two).
+pub(crate) fn decimal_si_milli(milli: i64, buf: &mut [u8; DECIMAL_SI_MILLI_BYTES]) -> &str {
+    if milli == 0 {
+        return "0";
+    }
+    let mut m = milli.unsigned_abs();
+    let mut exponent: i32 = -3;
+    while m.is_multiple_of(10) {
+        m /= 10;
+        exponent += 1;
+    }
+    // At most the zeros just removed are put back: no overflow.
+    match exponent.rem_euclid(3) {
+        1 => (m, exponent) = (m * 10, exponent - 1),
+        2 => (m, exponent) = (m * 100, exponent - 2),
+        _ => {}
+    }
+    // An i64's milli-units end between 10^-3 and 10^15: every exponent has a letter.
+    let suffix: &[u8] = match exponent {
+        -3 => b"m",
+        3 => b"k",
+        6 => b"M",
+        9 => b"G",
+        12 => b"T",
+        15 => b"P",
+        _ => b"",
+    };
+    let mut at = DECIMAL_SI_MILLI_BYTES - suffix.len();
+    if let Some(tail) = buf.get_mut(at..) {
+        tail.copy_from_slice(suffix);
+    }
+    loop {
+        at -= 1;
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'0' + (m % 10) as u8;
+        }
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if milli < 0 {
+        at -= 1;
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'-';
+        }
+    }
+    // ASCII digits, sign and letter.
+    core::str::from_utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +297,33 @@ mod tests {
             milli_from_double(f64::from_bits(1.0f64.to_bits() - 1)),
             Some(1000)
         );
+    }
+
+    #[test]
+    fn decimal_si_milli_writes_the_cores_text() {
+        use hpa::quantity::Format;
+        use std::string::ToString;
+        let mut values = std::vec![0, 1, -1, i64::MAX, i64::MIN, i64::MIN + 1, i64::MAX - 1];
+        let mut p: i64 = 1;
+        for _ in 0..19 {
+            for d in [1, 2, 5, 9] {
+                values.extend([p * d, -p * d, p * d + 1, p * d - 1]);
+            }
+            p = p.saturating_mul(10);
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..if cfg!(miri) { 100 } else { 100_000 } {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = x as i64;
+            values.extend([v, v >> (x % 64), (v >> (x % 64)) / 1000 * 1000]);
+        }
+        let mut buf = [0; DECIMAL_SI_MILLI_BYTES];
+        for v in values {
+            let expected = build_quantity_milli(v, Format::DecimalSI).to_string();
+            assert_eq!(decimal_si_milli(v, &mut buf), expected, "{v}");
+        }
     }
 
     #[test]

@@ -204,7 +204,7 @@ impl Outputs {
 /// [`ascii`] settles those in a few instructions, where `from_utf8`'s set-up cost more than
 /// the rest of a pod's check.
 #[inline]
-fn utf8(bytes: &[u8]) -> Result<&str, Fault> {
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, Fault> {
     if ascii(bytes) {
         // SAFETY: ASCII is UTF-8.
         return Ok(unsafe { core::str::from_utf8_unchecked(bytes) });

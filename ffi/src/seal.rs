@@ -3,8 +3,9 @@
 //!
 //! The bytes in use are cut in parts, each with its own digest: the fixed part (the marker,
 //! the rings' headers, the engine's other fields and the messages' bytes in use), the scale
-//! events' ring (its bytes in use) and the recommendations' ring in blocks of [`BLOCK`] bytes
-//! (each block's bytes in use). A call compares every digest on entry, since it may read any
+//! events' ring (its bytes in use), the stored configuration (its bytes in use; evaluations
+//! only read it) and the recommendations' ring in blocks of [`BLOCK`] bytes (each block's
+//! bytes in use). A call compares every digest on entry, since it may read any
 //! part; an evaluation then stores again only the fixed part's and those of the blocks its
 //! recommendation reached (the ring's ends moved over them), not the whole history's. The
 //! recommendations' bytes in use only change where the ring's ends move, or all of them when
@@ -35,11 +36,13 @@ const BLOCKS: usize = RECOMMENDATION_CAPACITY.div_ceil(BLOCK);
 pub(crate) struct Seal {
     fixed: u64,
     events: u64,
+    /// The stored configuration's (`hpa_autoscaler_configure`), which evaluations only read.
+    config: u64,
     blocks: [u64; BLOCKS],
 }
 
 /// Bytes of a [`Seal`]: plain words, no padding.
-pub(crate) const SEAL_BYTES: usize = 8 * (2 + BLOCKS);
+pub(crate) const SEAL_BYTES: usize = 8 * (3 + BLOCKS);
 const _: () = assert!(size_of::<Seal>() == SEAL_BYTES);
 
 impl Seal {
@@ -47,6 +50,7 @@ impl Seal {
     pub(crate) const NONE: Seal = Seal {
         fixed: 0,
         events: 0,
+        config: 0,
         blocks: [0; BLOCKS],
     };
 
@@ -61,6 +65,7 @@ impl Seal {
         Seal {
             fixed: fixed(state, all),
             events: events(all),
+            config: config(state, all),
             blocks,
         }
     }
@@ -166,6 +171,15 @@ fn fixed(state: &State, all: &[u8]) -> u64 {
     c.0
 }
 
+/// The stored configuration's digest: its bytes in use.
+fn config(state: &State, all: &[u8]) -> u64 {
+    let mut c = Chain(P2 ^ P1);
+    for run in state.config.used(all, offset_of!(State, config)) {
+        c.bytes(run);
+    }
+    c.0
+}
+
 /// The scale events' ring's digest.
 fn events(all: &[u8]) -> u64 {
     let mut c = Chain(P2);
@@ -216,6 +230,7 @@ pub(crate) fn holds(seal: &Seal, state: &State) -> bool {
     let ring = Ring::of(all);
     seal.fixed == fixed(state, all)
         && seal.events == events(all)
+        && seal.config == config(state, all)
         && seal
             .blocks
             .iter()

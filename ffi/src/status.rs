@@ -64,6 +64,9 @@ pub enum hpa_status {
     /// A snapshot's format version is one this library does not read (written by a newer
     /// library).
     SnapshotVersion = 3005,
+    /// `hpa_autoscaler_evaluate_configured` was called on an autoscaler that holds no
+    /// configuration: call `hpa_autoscaler_configure` first (again after `init` or `restore`).
+    NotConfigured = 3006,
     /// A quantity text is empty or does not match Kubernetes' quantity syntax.
     QuantityFormat = 4000,
     /// A quantity text has an unknown suffix.
@@ -104,6 +107,7 @@ impl hpa_status {
             hpa_status::SnapshotVersion => {
                 c"the snapshot's format version is not supported by this library"
             }
+            hpa_status::NotConfigured => c"the autoscaler holds no configuration",
             hpa_status::QuantityFormat => {
                 c"quantities must match the regular expression \
                  '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -139,6 +143,7 @@ impl hpa_status {
             hpa_status::CorruptState => c"HPA_STATUS_CORRUPT_STATE",
             hpa_status::InvalidSnapshot => c"HPA_STATUS_INVALID_SNAPSHOT",
             hpa_status::SnapshotVersion => c"HPA_STATUS_SNAPSHOT_VERSION",
+            hpa_status::NotConfigured => c"HPA_STATUS_NOT_CONFIGURED",
             hpa_status::QuantityFormat => c"HPA_STATUS_QUANTITY_FORMAT",
             hpa_status::QuantitySuffix => c"HPA_STATUS_QUANTITY_SUFFIX",
             hpa_status::QuantityExponent => c"HPA_STATUS_QUANTITY_EXPONENT",
@@ -153,7 +158,7 @@ impl hpa_status {
 
 /// Every status, in numeric order.
 #[cfg(test)]
-pub const ALL_STATUSES: [hpa_status; 23] = [
+pub const ALL_STATUSES: [hpa_status; 24] = [
     hpa_status::Ok,
     hpa_status::NullPointer,
     hpa_status::Misaligned,
@@ -174,6 +179,7 @@ pub const ALL_STATUSES: [hpa_status; 23] = [
     hpa_status::CorruptState,
     hpa_status::InvalidSnapshot,
     hpa_status::SnapshotVersion,
+    hpa_status::NotConfigured,
     hpa_status::QuantityFormat,
     hpa_status::QuantitySuffix,
     hpa_status::QuantityExponent,
