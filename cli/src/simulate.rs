@@ -920,7 +920,7 @@ struct FeedBuffers<'a> {
 }
 
 /// Pod-milliseconds as pod-seconds (`1234`, `1234.5`).
-fn pod_seconds(pod_ms: i128) -> String {
+pub(crate) fn pod_seconds(pod_ms: i128) -> String {
     let whole = pod_ms / 1000;
     let frac = pod_ms % 1000;
     let mut text = group(whole);
@@ -949,7 +949,7 @@ fn group(n: i128) -> String {
     }
 }
 
-fn percent(part: i64, whole: i64) -> String {
+pub(crate) fn percent(part: i64, whole: i64) -> String {
     if whole <= 0 {
         return "0 %".to_owned();
     }
