@@ -375,6 +375,7 @@ fn options(args: &PoolArgs, cluster: &Cluster) -> Result<Options, String> {
         requests,
         pod_template,
         explain: Explain::None,
+        stop: None,
     })
 }
 

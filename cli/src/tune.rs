@@ -71,6 +71,10 @@ pub struct TuneArgs {
     /// Write the chosen manifest (autoscaling/v2 YAML with a comment block) to this file.
     #[arg(long, value_name = "FILE.yaml")]
     pub out: Option<PathBuf>,
+    /// Stop simulating a setting once it breaks a constraint: much faster when most settings
+    /// do, but those settings are left out of the Pareto front and the plot.
+    #[arg(long)]
+    pub prune: bool,
     /// Draw the candidates, the Pareto front, the input and the chosen point into this SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
@@ -375,6 +379,10 @@ fn tune_text(args: &TuneArgs) -> Result<Outcome, (String, u8)> {
     .map_err(invalid)?;
     let clock = Clock::new(&load, opts.sync_period).map_err(invalid)?;
     let demand = load.resample(&clock.absolute());
+    let mut candidate_opts = opts.clone();
+    if args.prune {
+        candidate_opts.stop = Some(objective.limits(clock.duration));
+    }
     let ctx = Context {
         base: &base,
         space: &space,
@@ -382,7 +390,7 @@ fn tune_text(args: &TuneArgs) -> Result<Outcome, (String, u8)> {
         load: &load,
         clock: &clock,
         demand: &demand,
-        opts: &opts,
+        opts: &candidate_opts,
         path: args.hpa.display().to_string(),
     };
 
@@ -427,7 +435,17 @@ fn tune_text(args: &TuneArgs) -> Result<Outcome, (String, u8)> {
             args.pool.seed
         )
     };
-    let _ = writeln!(out, "search: {method}");
+    let stopped = tried
+        .summaries
+        .iter()
+        .filter(|s| s.stopped_at.is_some())
+        .count();
+    let pruned = if args.prune {
+        format!("; {stopped} stopped early for breaking a constraint (--prune)")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "search: {method}{pruned}");
     let _ = writeln!(out, "objective: {}", objective_text(&objective));
     let _ = writeln!(
         out,

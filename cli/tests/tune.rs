@@ -156,13 +156,25 @@ fn finds_the_best_setting_of_a_load_built_for_it() {
             "{written}"
         );
     }
-    // The whole space agrees.
+    // The whole space agrees, and so does it when settings stop at their first broken
+    // constraint.
+    let chosen = "\n  up 0s [100%/15s] tol 0.1; down 300s [100%/15s] tol 0.1\n";
     let text = stdout_of(&tune_spiky(&dir, &["--candidates", "42"]));
     assert!(
         text.contains("search: the whole space (42 settings)"),
         "{text}"
     );
-    assert!(text.contains("\n  up 0s [100%/15s] tol 0.1; down 300s [100%/15s] tol 0.1\n"));
+    assert!(text.contains(chosen), "{text}");
+    let text = stdout_of(&tune_spiky(&dir, &["--candidates", "42", "--prune"]));
+    // The windows up to 270 s flap: 10 windows, 2 policies.
+    assert!(
+        text.contains(
+            "search: the whole space (42 settings); 20 stopped early for breaking a \
+             constraint (--prune)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains(chosen), "{text}");
 }
 
 #[test]

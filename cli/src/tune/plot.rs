@@ -51,9 +51,16 @@ fn err(e: impl std::fmt::Display) -> String {
 ///
 /// Plotters failed to draw (not expected of an SVG in memory).
 pub fn render(picture: &Picture<'_>) -> Result<String, String> {
-    let summaries = &picture.tried.summaries;
+    // Runs stopped early (`--prune`) have partial figures: left out.
+    let summaries: Vec<&Summary> = picture
+        .tried
+        .summaries
+        .iter()
+        .filter(|s| s.stopped_at.is_none())
+        .collect();
     let all: Vec<(f64, f64)> = summaries
         .iter()
+        .copied()
         .chain(std::iter::once(picture.input))
         .map(xy)
         .collect();
@@ -91,7 +98,7 @@ pub fn render(picture: &Picture<'_>) -> Result<String, String> {
             .axis_desc_style((FONT, 13))
             .draw()
             .map_err(err)?;
-        let feasible = |s: &&Summary| picture.objective.feasible(s);
+        let feasible = |s: &&&Summary| picture.objective.feasible(s);
         chart
             .draw_series(
                 summaries
@@ -115,7 +122,7 @@ pub fn render(picture: &Picture<'_>) -> Result<String, String> {
         let front: Vec<(f64, f64)> = picture
             .front
             .iter()
-            .filter_map(|&i| summaries.get(i))
+            .filter_map(|&i| picture.tried.summaries.get(i))
             .map(xy)
             .collect();
         chart
@@ -168,7 +175,7 @@ pub fn render(picture: &Picture<'_>) -> Result<String, String> {
             .map_err(err)?
             .label("the input manifest")
             .legend(|(x, y)| Cross::new((x, y), 5, INPUT.stroke_width(3)));
-        if let Some(chosen) = summaries.get(picture.chosen) {
+        if let Some(chosen) = picture.tried.summaries.get(picture.chosen) {
             chart
                 .draw_series(std::iter::once(marker(xy(chosen), CHOSEN, "chosen")))
                 .map_err(err)?

@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 
 use crate::noise::splitmix64;
-use crate::simulate::Summary;
+use crate::simulate::{Limits, Summary};
 
 use super::space::{Point, Space};
 
@@ -60,6 +60,17 @@ impl Objective {
             .saturating_mul(DAY_MS)
             > i128::from(self.max_reversals_per_day).saturating_mul(duration);
         Breaks { above, reversals }
+    }
+
+    /// The limits of a run of `duration_ms` past which it breaks a constraint.
+    pub fn limits(&self, duration_ms: i64) -> Limits {
+        let duration = i128::from(duration_ms.max(0));
+        let above = i128::from(self.max_above_milli_percent).saturating_mul(duration) / 100_000;
+        let reversals = i128::from(self.max_reversals_per_day).saturating_mul(duration) / DAY_MS;
+        Limits {
+            above_ms: i64::try_from(above).unwrap_or(i64::MAX),
+            reversals: usize::try_from(reversals).unwrap_or(usize::MAX),
+        }
     }
 
     /// Whether `summary` meets every constraint.
@@ -314,6 +325,7 @@ pub fn search(
 /// The indices of the Pareto front of `summaries` (no other point is at least as good in
 /// pod-hours, time above target, under-provisioned pod-seconds and reversals and better in
 /// one), sorted by pod-hours, then the others, then index; of equal summaries the first only.
+/// Runs stopped early are left out: their figures are partial.
 pub fn pareto(summaries: &[Summary]) -> Vec<usize> {
     let key = |s: &Summary| {
         (
@@ -329,7 +341,13 @@ pub fn pareto(summaries: &[Summary]) -> Vec<usize> {
     };
     let mut front: Vec<usize> = Vec::new();
     for (i, s) in summaries.iter().enumerate() {
-        let dominated = summaries.iter().any(|o| dominates(o, s));
+        if s.stopped_at.is_some() {
+            continue;
+        }
+        let dominated = summaries
+            .iter()
+            .filter(|o| o.stopped_at.is_none())
+            .any(|o| dominates(o, s));
         let repeated = summaries.iter().take(i).any(|o| key(o) == key(s));
         if !dominated && !repeated {
             front.push(i);
@@ -368,6 +386,13 @@ mod tests {
             Breaks {
                 above: true,
                 reversals: false
+            }
+        );
+        assert_eq!(
+            objective.limits(86_400_000),
+            Limits {
+                above_ms: 4_320_000,
+                reversals: 2
             }
         );
         let flapping = summary(60, 0, 3);
