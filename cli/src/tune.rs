@@ -41,7 +41,7 @@ const EXIT_INVALID: u8 = 2;
 /// The most candidates one run simulates.
 const MAX_CANDIDATES: usize = 100_000;
 /// The most rows of the Pareto front printed; a longer front is thinned.
-const FRONT_ROWS: usize = 40;
+const FRONT_ROWS: usize = 20;
 
 /// `hpa tune` arguments.
 #[derive(Args, Debug)]

@@ -7,6 +7,11 @@
 #[path = "simulate/prometheus_load.rs"]
 mod prometheus_load;
 
+// The documented examples' blocks and commands: tests/support/docs.rs.
+#[path = "support/docs.rs"]
+mod docs;
+use docs::{command_words, marked_block};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -535,32 +540,6 @@ fn object_and_container_metrics_follow_the_pool() {
     assert!(text.contains(
         "New size: 6; reason: cpu container resource utilization (percentage of request) above target"
     ));
-}
-
-/// The fenced block between `<!-- BEGIN name -->` and `<!-- END name -->` in a Markdown text,
-/// without its fences.
-fn marked_block(text: &str, name: &str) -> String {
-    let begin = format!("<!-- BEGIN {name} -->\n");
-    let end = format!("<!-- END {name} -->");
-    let start = text.find(&begin).unwrap_or_else(|| panic!("{begin}")) + begin.len();
-    let stop = text[start..].find(&end).unwrap_or_else(|| panic!("{end}")) + start;
-    let inner = &text[start..stop];
-    let inner = inner
-        .trim_end()
-        .strip_suffix("```")
-        .expect("a fenced block");
-    inner.split_once('\n').expect("a fence line").1.to_owned()
-}
-
-/// The arguments a documented `cargo run ... -- ARGS` command passes to `hpa`.
-fn command_words(command: &str) -> Vec<String> {
-    command
-        .split_whitespace()
-        .filter(|w| *w != "\\")
-        .skip_while(|w| *w != "--")
-        .skip(1)
-        .map(str::to_owned)
-        .collect()
 }
 
 /// docs/simulate.md's comparison (its command, output and committed picture) is what the tool

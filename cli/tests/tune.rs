@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "support/docs.rs"]
+mod docs;
+use docs::{command_words, marked_block};
+
 /// A fresh directory for one test.
 fn dir(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -361,4 +365,55 @@ fn unmeetable_constraints_name_the_constraint_and_the_closest_setting() {
     // The front is still printed; no manifest is written.
     assert!(String::from_utf8_lossy(&out.stdout).contains("Pareto front"));
     assert!(!dir.join("never.yaml").exists());
+}
+
+/// docs/tune.md's worked example (its output, the manifest it writes, committed under
+/// examples/manifests, and its picture, committed under docs/img) is what the tool produces
+/// today.
+#[test]
+fn tune_guide_example_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let guide = std::fs::read_to_string(root.join("docs/tune.md")).expect("docs/tune.md");
+    let block = |name: &str| marked_block(&guide, name);
+    let words = command_words(&block("tune-command"));
+    let after = |flag: &str| {
+        words
+            .iter()
+            .skip_while(|w| *w != flag)
+            .nth(1)
+            .unwrap_or_else(|| panic!("the guide's command has {flag}"))
+            .clone()
+    };
+    let (committed_out, committed_plot) = (after("--out"), after("--plot"));
+    let d = dir("guide");
+    let (out, plot) = (d.join("tuned.yaml"), d.join("tune.svg"));
+    let (out_arg, plot_arg) = (out.to_string_lossy(), plot.to_string_lossy());
+    let args: Vec<&str> = words
+        .iter()
+        .map(|w| {
+            if *w == committed_out {
+                &out_arg
+            } else if *w == committed_plot {
+                &plot_arg
+            } else {
+                w.as_str()
+            }
+        })
+        .collect();
+    let text = stdout_of(&hpa(&args, &root)).replace(out_arg.as_ref(), &committed_out);
+    assert_eq!(
+        text,
+        block("tune-output"),
+        "docs/tune.md's output is out of date"
+    );
+    let written = std::fs::read_to_string(&out).expect("the written manifest");
+    assert_eq!(written, block("tune-manifest"));
+    let committed = std::fs::read_to_string(root.join(&committed_out)).expect(&committed_out);
+    assert_eq!(written, committed, "{committed_out} is out of date");
+    let fresh = std::fs::read(&plot).expect("plot");
+    let committed = std::fs::read(root.join(&committed_plot)).expect("the committed plot");
+    assert!(
+        fresh == committed,
+        "{committed_plot} is out of date: rerun the command in docs/tune.md"
+    );
 }
