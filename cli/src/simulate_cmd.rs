@@ -230,8 +230,9 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-/// A non-negative decimal number of seconds (at most 3 decimals) in milliseconds.
-fn parse_number_ms(text: &str) -> Option<i64> {
+/// A non-negative decimal number (at most 3 decimals) in thousandths: seconds in
+/// milliseconds, `0.05` as 50.
+pub(crate) fn parse_number_ms(text: &str) -> Option<i64> {
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
     if (whole.is_empty() && frac.is_empty())
         || frac.len() > 3

@@ -156,25 +156,11 @@ impl Context<'_> {
 
 /// `5`, `2.5` percent in thousandths of a percent, within [0, 100].
 fn parse_percent(text: &str) -> Result<i64, String> {
-    let bad = || format!("--max-above: expected a percentage between 0 and 100, got {text:?}");
-    let (whole, frac) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
-    if whole.is_empty()
-        || frac.len() > 3
-        || !whole.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
-    let whole: i64 = whole.parse().map_err(|_| bad())?;
-    let frac: i64 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
-    let value = whole
-        .checked_mul(1000)
-        .and_then(|w| w.checked_add(frac))
-        .ok_or_else(bad)?;
-    if value > 100_000 {
-        return Err(bad());
-    }
-    Ok(value)
+    simulate_cmd::parse_number_ms(text.trim())
+        .filter(|v| *v <= 100_000)
+        .ok_or_else(|| {
+            format!("--max-above: expected a percentage between 0 and 100, got {text:?}")
+        })
 }
 
 /// The objective in words.

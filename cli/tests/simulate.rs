@@ -7,51 +7,17 @@
 #[path = "simulate/prometheus_load.rs"]
 mod prometheus_load;
 
-// The documented examples' blocks and commands: tests/support/docs.rs.
-#[path = "support/docs.rs"]
-mod docs;
-use docs::{command_words, marked_block};
+// Running `hpa`, and the documented examples' blocks and commands: tests/support/cli.rs.
+#[path = "support/cli.rs"]
+mod support;
+use support::{command_words, fresh_dir, hpa, marked_block, repo, stdout_of, write};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("simulate")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write a test file");
-    path
-}
-
-fn hpa(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpa"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the hpa binary runs")
-}
-
-fn stdout_of(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "hpa failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+    fresh_dir("simulate", test)
 }
 
 /// The summary table: row name to its cells (one per run).

@@ -4,44 +4,15 @@
 //! Loads are short and budgets small, so these run in seconds.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-#[path = "support/docs.rs"]
-mod docs;
-use docs::{command_words, marked_block};
+#[path = "support/cli.rs"]
+mod support;
+use support::{command_words, fresh_dir, hpa, marked_block, repo, stdout_of, write};
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("tune")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write a test file");
-    path
-}
-
-fn hpa(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpa"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the hpa binary runs")
-}
-
-fn stdout_of(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "hpa failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+    fresh_dir("tune", test)
 }
 
 /// 50 % of a 1-core request, so 2 cores need 4 pods and 8 cores 16.
@@ -115,6 +86,11 @@ fn spiky(dir: &Path) {
 /// `hpa tune` on the spiky load with `extra` arguments: no more than 2 reversals in its
 /// 2.5 hours (20 a day), no constraint on the time above target.
 fn tune_spiky(dir: &Path, extra: &[&str]) -> Output {
+    tune_spiky_under(dir, "100", "20", extra)
+}
+
+/// `hpa tune` on the spiky load under `--max-above` and `--max-reversals-per-day`.
+fn tune_spiky_under(dir: &Path, above: &str, reversals: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "tune",
         "--hpa",
@@ -124,9 +100,9 @@ fn tune_spiky(dir: &Path, extra: &[&str]) -> Output {
         "--space",
         "space.yaml",
         "--max-above",
-        "100",
+        above,
         "--max-reversals-per-day",
-        "20",
+        reversals,
     ];
     args.extend_from_slice(extra);
     hpa(&args, dir)
@@ -332,25 +308,11 @@ fn bad_space_files_are_refused() {
 fn unmeetable_constraints_name_the_constraint_and_the_closest_setting() {
     let dir = dir("infeasible");
     spiky(&dir);
-    let out = hpa(
-        &[
-            "tune",
-            "--hpa",
-            "hpa.yaml",
-            "--load",
-            "load.csv",
-            "--space",
-            "space.yaml",
-            "--candidates",
-            "8",
-            "--max-above",
-            "0",
-            "--max-reversals-per-day",
-            "0",
-            "--out",
-            "never.yaml",
-        ],
+    let out = tune_spiky_under(
         &dir,
+        "0",
+        "0",
+        &["--candidates", "8", "--out", "never.yaml"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -372,7 +334,7 @@ fn unmeetable_constraints_name_the_constraint_and_the_closest_setting() {
 /// today.
 #[test]
 fn tune_guide_example_is_current() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = repo();
     let guide = std::fs::read_to_string(root.join("docs/tune.md")).expect("docs/tune.md");
     let block = |name: &str| marked_block(&guide, name);
     let words = command_words(&block("tune-command"));

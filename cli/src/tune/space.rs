@@ -15,6 +15,8 @@ use std::fmt::Write as _;
 
 use hpa::spec::SelectPolicy;
 
+use crate::simulate_cmd::parse_number_ms;
+
 /// Scaling direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -467,26 +469,11 @@ fn parse_value(path: &str, value: &serde_norway::Value, param: Param) -> Result<
                 serde_norway::Value::String(s) => s.clone(),
                 _ => return Err(bad("a decimal such as 0.05")),
             };
-            decimal_milli(&text)
+            parse_number_ms(&text)
                 .ok_or_else(|| bad("a decimal with at most 3 decimals, such as 0.05"))
         }
         _ => value.as_i64().ok_or_else(|| bad("an integer")),
     }
-}
-
-/// `0.05` as 50.
-fn decimal_milli(text: &str) -> Option<i64> {
-    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty()
-        || frac.len() > 3
-        || !whole.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let whole: i64 = whole.parse().ok()?;
-    let frac: i64 = format!("{frac:0<3}").parse().ok()?;
-    whole.checked_mul(1000)?.checked_add(frac)
 }
 
 /// A parameter's values: a list, or `{min, max, step}`; each within `[low, high]`.
