@@ -510,7 +510,8 @@ pub struct Summary {
     pub failed_steps: usize,
     /// Steps a full history ring influenced.
     pub overflowed_steps: usize,
-    /// When the run stopped early, past [`Options::stop`]'s limits (ms), if it did.
+    /// When the run stopped early, past [`Options::stop`]'s limits: the end of the last
+    /// period it accounted for (ms), if it did.
     pub stopped_at: Option<i64>,
 }
 
@@ -912,7 +913,7 @@ fn run_with<const R: usize, const E: usize>(
         if let Some(limits) = opts.stop {
             let summary = &mut out.summary;
             if summary.above_ms > limits.above_ms || summary.reversals > limits.reversals {
-                summary.stopped_at = Some(now);
+                summary.stopped_at = Some(now.saturating_add(length));
                 break;
             }
         }

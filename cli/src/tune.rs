@@ -547,12 +547,15 @@ fn infeasible_message(
             objective.max_reversals_per_day
         ));
     }
+    let figures = match s.stopped_at {
+        Some(at) => format!("stopped at {} by --prune", explain::time(at)),
+        None => format!("{} pod-hours", hours_text(s)),
+    };
     let _ = write!(
         message,
-        "; the closest ({}) has {}, {} pod-hours; relax the constraint or widen --space",
+        "; the closest ({}) has {}, {figures}; relax the constraint or widen --space",
         space.describe(point),
         broken.join(" and "),
-        hours_text(s)
     );
     message
 }

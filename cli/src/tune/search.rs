@@ -83,9 +83,10 @@ impl Objective {
     }
 
     /// How far `summary` is from meeting the constraints: the excess of each over its limit,
-    /// as a fraction of the limit (0 when feasible).
+    /// as a fraction of the limit (0 when feasible). A run stopped early (`--prune`) counts at
+    /// the rates it had when it stopped, so that the one stopped latest ranks closest.
     pub fn violation(&self, s: &Summary) -> f64 {
-        let duration = s.duration_ms.max(1) as f64;
+        let duration = s.stopped_at.unwrap_or(s.duration_ms).max(1) as f64;
         let above = s.above_ms as f64 * 100.0 / duration;
         let above_limit = self.max_above_milli_percent as f64 / 1000.0;
         let per_day = s.reversals as f64 * 86_400_000.0 / duration;
@@ -395,6 +396,12 @@ mod tests {
                 reversals: 2
             }
         );
+        // Stopped early: at the rates it had then.
+        let stopped = Summary {
+            stopped_at: Some(43_200_000),
+            ..summary(10, 4_320_001, 0)
+        };
+        assert!((objective.violation(&stopped) - 1.0).abs() < 1e-6);
         let flapping = summary(60, 0, 3);
         assert!(!objective.feasible(&flapping));
         let cheaper = summary(90, 0, 0);
