@@ -39,7 +39,7 @@
 pub mod output;
 pub mod trace;
 
-// `hpa simulate`, `hpa validate`, the replay's human-readable forms (events, explanations) and
+// `hpa simulate`, `hpa tune`, `hpa validate`, the replay's human-readable forms (events, explanations) and
 // its saved states.
 pub mod csv_load;
 pub mod explain;
@@ -51,3 +51,4 @@ pub mod recorded;
 pub mod simulate;
 pub mod simulate_cmd;
 pub mod state;
+pub mod tune;

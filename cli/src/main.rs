@@ -8,7 +8,8 @@
 //! the one it leaves (`hpa_cli::state`, docs/spec/snapshot.md).
 //!
 //! `hpa simulate --hpa MANIFEST --load LOAD.csv` runs an HPA on a load with a pool model;
-//! `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
+//! `hpa tune --hpa MANIFEST --load LOAD.csv` searches its behavior settings (see
+//! `hpa_cli::tune`); `hpa validate MANIFEST` checks a manifest; `hpa replay --events/--explain` prints a human
 //! timeline (see `hpa_cli::simulate_cmd`).
 
 // As in the library (cli/src/lib.rs).
@@ -54,6 +55,9 @@ enum Command {
     Replay(ReplayArgs),
     /// Simulate an HPA on a load (closed loop): events, explanations, a summary and a plot.
     Simulate(Box<hpa_cli::simulate_cmd::SimulateArgs>),
+    /// Search an HPA's behavior settings for the fewest pod-hours on a load, under constraints
+    /// on the time above target and on flapping; write the chosen manifest.
+    Tune(Box<hpa_cli::tune::TuneArgs>),
     /// Validate a HorizontalPodAutoscaler manifest as the API server would; exit 1 on error.
     Validate {
         /// The manifest (YAML for .yaml/.yml, else JSON; `-` reads standard input, YAML or
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Replay(args) => replay(&args),
         Command::Simulate(args) => hpa_cli::simulate_cmd::simulate(&args),
+        Command::Tune(args) => hpa_cli::tune::tune(&args),
         Command::Validate { manifest, cluster } => match cluster.cluster() {
             Ok(cluster) => simulate_cmd::validate(&manifest, &cluster),
             Err(e) => {

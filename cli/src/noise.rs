@@ -11,7 +11,17 @@
 /// Parts per million in one.
 const MILLION: u64 = 1_000_000;
 
-/// splitmix64: a small, fast, well-mixed generator; fixed seed, same sequence everywhere.
+/// The next number of the splitmix64 sequence whose state is `state`: a small, fast,
+/// well-mixed generator; a fixed seed gives the same sequence everywhere.
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Noise drawn from [`splitmix64`].
 pub(crate) struct Noise {
     state: u64,
     /// The amplitude, parts per million, in `[0, 10^6]`.
@@ -48,11 +58,7 @@ impl Noise {
     }
 
     fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix64(&mut self.state)
     }
 
     /// `x % span` by two multiplications: the quotient is `floor(x c / 2^(64 + shift))` for

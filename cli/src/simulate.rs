@@ -112,6 +112,17 @@ pub struct Options {
     pub pod_template: Option<PodTemplate>,
     /// Steps to explain.
     pub explain: Explain,
+    /// Stop the run once it is past one of these limits (`hpa tune --prune`).
+    pub stop: Option<Limits>,
+}
+
+/// Limits past which a run that is only scored stops early: its figures can only grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most time above target, ms.
+    pub above_ms: i64,
+    /// The most direction reversals.
+    pub reversals: usize,
 }
 
 /// The evaluation times of a run.
@@ -499,6 +510,9 @@ pub struct Summary {
     pub failed_steps: usize,
     /// Steps a full history ring influenced.
     pub overflowed_steps: usize,
+    /// When the run stopped early, past [`Options::stop`]'s limits: the end of the last
+    /// period it accounted for (ms), if it did.
+    pub stopped_at: Option<i64>,
 }
 
 /// `ceil(num / den)` for a positive `den` (a capacity); 0 for no demand.
@@ -896,6 +910,13 @@ fn run_with<const R: usize, const E: usize>(
         out.replicas.push(pods_now);
         out.ready.push(ready_now);
         out.needed.push(needed);
+        if let Some(limits) = opts.stop {
+            let summary = &mut out.summary;
+            if summary.above_ms > limits.above_ms || summary.reversals > limits.reversals {
+                summary.stopped_at = Some(now.saturating_add(length));
+                break;
+            }
+        }
 
         pending_ticks = pending_ticks.saturating_add(1);
         if pending_ticks == 512 {
@@ -1119,6 +1140,7 @@ spec:
             ],
             explain: Explain::None,
             pod_template: None,
+            stop: None,
         };
         let plan = plan(&manifest, "hpa.yaml", &load, &opts).unwrap();
         assert_eq!(plan.template.names(), "app, sidecar");

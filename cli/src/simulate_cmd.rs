@@ -80,15 +80,11 @@ pub struct SimulateArgs {
     /// else JSON).
     #[arg(long = "hpa", value_name = "MANIFEST")]
     pub hpa: PathBuf,
-    /// The load: a CSV time series `time,<demand column>...` (time in seconds), or a
-    /// Prometheus range-query result (the JSON of /api/v1/query_range).
-    #[arg(long, value_name = "LOAD.csv|LOAD.json")]
-    pub load: PathBuf,
-    /// A load column from a Prometheus result: NAME=EXPR, the metric NAME fed by the series
-    /// EXPR selects, such as `cpu=sum({deployment="web"})` (sum, max, min, avg; matchers = and
-    /// !=) or `queue={queue="orders"}` (one series). Repeatable.
-    #[arg(long = "series", value_name = "NAME=EXPR")]
-    pub series: Vec<String>,
+    #[command(flatten)]
+    pub pool: PoolArgs,
+    /// A second manifest run on the same load; the summaries are printed side by side.
+    #[arg(long, value_name = "OTHER_MANIFEST")]
+    pub compare: Option<PathBuf>,
     /// Replica counts recorded from the cluster on the same clock as the load (a CSV
     /// `time,replicas` or a Prometheus range-query result, such as kube-state-metrics'
     /// `kube_deployment_status_replicas`), compared with the simulated counts.
@@ -98,12 +94,32 @@ pub struct SimulateArgs {
     /// such as `sum({deployment="web"})`.
     #[arg(long = "replicas-series", value_name = "EXPR", requires = "replicas")]
     pub replicas_series: Option<String>,
-    /// A second manifest run on the same load; the summaries are printed side by side.
-    #[arg(long, value_name = "OTHER_MANIFEST")]
-    pub compare: Option<PathBuf>,
     /// Draw demand, pods and metrics against their targets into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Explain every step (long for long runs).
+    #[arg(long)]
+    pub explain: bool,
+    /// Explain the step at this time since the start (`1:30:00`, `90m`; repeatable).
+    #[arg(long = "explain-at", value_name = "TIME")]
+    pub explain_at: Vec<String>,
+    /// Print the summary only, without the events.
+    #[arg(long)]
+    pub no_events: bool,
+}
+
+/// The load, the pool model and the controller: the flags `hpa simulate` and `hpa tune` share.
+#[derive(Args, Debug)]
+pub struct PoolArgs {
+    /// The load: a CSV time series `time,<demand column>...` (time in seconds), or a
+    /// Prometheus range-query result (the JSON of /api/v1/query_range).
+    #[arg(long, value_name = "LOAD.csv|LOAD.json")]
+    pub load: PathBuf,
+    /// A load column from a Prometheus result: NAME=EXPR, the metric NAME fed by the series
+    /// EXPR selects, such as `cpu=sum({deployment="web"})` (sum, max, min, avg; matchers = and
+    /// !=) or `queue={queue="orders"}` (one series). Repeatable.
+    #[arg(long = "series", value_name = "NAME=EXPR")]
+    pub series: Vec<String>,
     /// The controller's sync period (`15s`, `1m`, `500ms`; a bare number is seconds).
     #[arg(long, value_name = "DURATION", default_value = "15s")]
     pub sync_period: String,
@@ -128,7 +144,7 @@ pub struct SimulateArgs {
     pub arithmetic: ArithmeticArg,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Seed of the per-pod noise.
+    /// Seed of the per-pod noise (`hpa tune`: of the search too).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Per-sample noise: each sample is multiplied by 1 + e, e uniform in [-F, F].
@@ -146,15 +162,6 @@ pub struct SimulateArgs {
     /// --pod-request.
     #[arg(long, value_name = "MANIFEST", conflicts_with = "pod_request")]
     pub pod_template: Option<PathBuf>,
-    /// Explain every step (long for long runs).
-    #[arg(long)]
-    pub explain: bool,
-    /// Explain the step at this time since the start (`1:30:00`, `90m`; repeatable).
-    #[arg(long = "explain-at", value_name = "TIME")]
-    pub explain_at: Vec<String>,
-    /// Print the summary only, without the events.
-    #[arg(long)]
-    pub no_events: bool,
 }
 
 /// A duration: `15`, `15s`, `1.5s`, `500ms`, `5m`, `1h30m`, `2d` (a bare number is seconds),
@@ -233,8 +240,9 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-/// A non-negative decimal number of seconds (at most 3 decimals) in milliseconds.
-fn parse_number_ms(text: &str) -> Option<i64> {
+/// A non-negative decimal number (at most 3 decimals) in thousandths: seconds in
+/// milliseconds, `0.05` as 50.
+pub(crate) fn parse_number_ms(text: &str) -> Option<i64> {
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
     if (whole.is_empty() && frac.is_empty())
         || frac.len() > 3
@@ -276,8 +284,8 @@ fn parse_decimal(text: &str) -> Option<(u64, i32)> {
     Some((m, exp10))
 }
 
-/// Reads the flags into simulation options.
-fn options(args: &SimulateArgs, cluster: &Cluster) -> Result<Options, String> {
+/// Reads the flags into simulation options (explaining nothing).
+fn options(args: &PoolArgs, cluster: &Cluster) -> Result<Options, String> {
     let flag = |name: &str, e: String| format!("--{name}: {e}");
     let duration = |name: &str, text: &str| parse_duration(text).map_err(|e| flag(name, e));
     let sync_period = duration("sync-period", &args.sync_period)?;
@@ -352,18 +360,6 @@ fn options(args: &SimulateArgs, cluster: &Cluster) -> Result<Options, String> {
             ));
         }
     }
-    let explain = if args.explain {
-        Explain::All
-    } else if args.explain_at.is_empty() {
-        Explain::None
-    } else {
-        Explain::At(
-            args.explain_at
-                .iter()
-                .map(|t| duration("explain-at", t))
-                .collect::<Result<_, _>>()?,
-        )
-    };
     // In [0, 10^6]: `noise` is in [0, 1].
     #[allow(clippy::cast_possible_truncation)]
     let noise_ppm = (noise * 1_000_000.0).round() as i64;
@@ -389,27 +385,51 @@ fn options(args: &SimulateArgs, cluster: &Cluster) -> Result<Options, String> {
         initial_replicas: args.initial_replicas,
         requests,
         pod_template,
-        explain,
+        explain: Explain::None,
+        stop: None,
     })
 }
 
-/// Everything checked before the first evaluation.
-struct Inputs {
-    opts: Options,
-    cluster: Cluster,
-    manifests: Vec<(Manifest, simulate::Plan)>,
-    load: Load,
-    recorded: Option<Recorded>,
+/// `--explain` and `--explain-at`.
+fn explain_steps(args: &SimulateArgs) -> Result<Explain, String> {
+    if args.explain {
+        return Ok(Explain::All);
+    }
+    if args.explain_at.is_empty() {
+        return Ok(Explain::None);
+    }
+    let times = args
+        .explain_at
+        .iter()
+        .map(|t| parse_duration(t).map_err(|e| format!("--explain-at: {e}")))
+        .collect::<Result<_, _>>()?;
+    Ok(Explain::At(times))
 }
 
-fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
+/// Everything checked before the first evaluation.
+pub struct Inputs {
+    /// The pool and controller options.
+    pub opts: Options,
+    /// The release and gates assumed.
+    pub cluster: Cluster,
+    /// The manifests, each with its plan.
+    pub manifests: Vec<(Manifest, simulate::Plan)>,
+    /// The load.
+    pub load: Load,
+}
+
+/// Reads and checks the cluster, the options, the manifests at `paths` and the load; an SVG
+/// `plot` path is checked too, before anything runs.
+///
+/// # Errors
+///
+/// The flag or file at fault and why.
+pub fn inputs(args: &PoolArgs, paths: &[PathBuf], plot: Option<&Path>) -> Result<Inputs, String> {
     let cluster = args.cluster.cluster()?;
     let mut opts = options(args, &cluster)?;
     opts.settings = cluster.settings(opts.settings);
-    let mut paths = vec![args.hpa.clone()];
-    paths.extend(args.compare.clone());
     let mut manifests = Vec::new();
-    for path in &paths {
+    for path in paths {
         let manifest =
             trace::load_manifest(path, &cluster).map_err(|e| format!("{}: {e}", path.display()))?;
         manifests.push((path.display().to_string(), manifest));
@@ -420,32 +440,8 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
         .map(|text| SeriesSpec::parse(text).map_err(|e| format!("--series: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let load = csv_load::load(&args.load, &series).map_err(|e| e.to_string())?;
-    let recorded = args
-        .replicas
-        .as_deref()
-        .map(|path| recorded::load(path, args.replicas_series.as_deref()))
-        .transpose()?;
-    if let Some(plot) = &args.plot {
-        let is_svg = plot
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        if !is_svg {
-            return Err(format!(
-                "--plot {}: the plot is an SVG file: name it *.svg",
-                plot.display()
-            ));
-        }
-        let parent = plot.parent().filter(|p| !p.as_os_str().is_empty());
-        if let Some(dir) = parent {
-            if !dir.is_dir() {
-                return Err(format!(
-                    "--plot {}: the directory {} does not exist",
-                    plot.display(),
-                    dir.display()
-                ));
-            }
-        }
+    if let Some(plot) = plot {
+        check_svg_path("--plot", plot)?;
     }
     let mut planned = Vec::new();
     for (path, manifest) in manifests {
@@ -462,11 +458,73 @@ fn inputs(args: &SimulateArgs) -> Result<Inputs, String> {
         cluster,
         manifests: planned,
         load,
-        recorded,
     })
 }
 
-fn settings_line(opts: &Options) -> String {
+/// Refuses an output path that is not `*.svg` or whose directory does not exist.
+///
+/// # Errors
+///
+/// `flag` and the path, with why.
+pub fn check_svg_path(flag: &str, path: &Path) -> Result<(), String> {
+    let is_svg = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(format!(
+            "{flag} {}: the plot is an SVG file: name it *.svg",
+            path.display()
+        ));
+    }
+    check_directory(flag, path)
+}
+
+/// Refuses an output path whose directory does not exist.
+///
+/// # Errors
+///
+/// `flag` and the path, with why.
+pub fn check_directory(flag: &str, path: &Path) -> Result<(), String> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        if !dir.is_dir() {
+            return Err(format!(
+                "{flag} {}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The lines that open the output of `command`: the load and clock, the pool, the controller
+/// and the cluster.
+pub(crate) fn header(
+    command: &str,
+    load: &Load,
+    clock: &Clock,
+    opts: &Options,
+    cluster: &Cluster,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{command}: {} from {} to {} ({} evaluations every {})",
+        load.name,
+        explain::time(0),
+        explain::time(clock.duration),
+        clock.times.len(),
+        explain::seconds(opts.sync_period)
+    );
+    let _ = writeln!(out, "{}", pool_line(opts));
+    let _ = writeln!(out, "{}", settings_line(opts));
+    let _ = writeln!(out, "cluster: {cluster}");
+    out
+}
+
+pub(crate) fn settings_line(opts: &Options) -> String {
     let s = &opts.settings;
     let (m, e) = s.tolerance.decimal();
     let tolerance = explain::decimal(m as f64 * 10f64.powi(e), 9);
@@ -483,7 +541,7 @@ fn settings_line(opts: &Options) -> String {
     )
 }
 
-fn pool_line(opts: &Options) -> String {
+pub(crate) fn pool_line(opts: &Options) -> String {
     let requests = match &opts.pod_template {
         Some(template) => format!(
             "pod template {} ({})",
@@ -507,19 +565,50 @@ fn pool_line(opts: &Options) -> String {
     )
 }
 
+/// A progress bar of `total` steps on standard error when it is a terminal and `shown`, else
+/// a hidden one; `what` describes the count (`simulating {pos}/{len} evaluations`).
+pub fn progress_bar(total: u64, shown: bool, what: &str) -> indicatif::ProgressBar {
+    if !(shown && std::io::stderr().is_terminal()) {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let template = format!("{{spinner}} {what} [{{bar:30}}] {{eta}} left");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// [`inputs`] with the manifests, explanations and recorded replica counts of `hpa simulate`.
+fn simulate_inputs(args: &SimulateArgs) -> Result<(Inputs, Option<Recorded>), String> {
+    let explain = explain_steps(args)?;
+    let mut paths = vec![args.hpa.clone()];
+    paths.extend(args.compare.clone());
+    let mut inputs = inputs(&args.pool, &paths, args.plot.as_deref())?;
+    inputs.opts.explain = explain;
+    let recorded = args
+        .replicas
+        .as_deref()
+        .map(|path| recorded::load(path, args.replicas_series.as_deref()))
+        .transpose()?;
+    Ok((inputs, recorded))
+}
+
 /// `hpa simulate`.
 pub fn simulate(args: &SimulateArgs) -> ExitCode {
     let fail = |message: String, code: u8| {
         eprintln!("hpa simulate: {message}");
         ExitCode::from(code)
     };
-    let Inputs {
-        opts,
-        cluster,
-        manifests,
-        load,
+    let (
+        Inputs {
+            opts,
+            cluster,
+            manifests,
+            load,
+        },
         recorded,
-    } = match inputs(args) {
+    ) = match simulate_inputs(args) {
         Ok(i) => i,
         Err(e) => return fail(e, EXIT_INVALID),
     };
@@ -535,17 +624,7 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
 
     let total =
         u64::try_from(clock.times.len().saturating_mul(manifests.len())).unwrap_or(u64::MAX);
-    let bar = if std::io::stderr().is_terminal() && total >= 20_000 {
-        let bar = indicatif::ProgressBar::new(total);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} simulating {pos}/{len} evaluations [{bar:30}] {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar(total, total >= 20_000, "simulating {pos}/{len} evaluations");
     let tick = |n: u64| bar.inc(n);
     let results: Vec<Result<Run, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = manifests
@@ -573,19 +652,7 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
     }
 
     // The text.
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "hpa simulate: {} from {} to {} ({} evaluations every {})",
-        load.name,
-        explain::time(0),
-        explain::time(clock.duration),
-        clock.times.len(),
-        explain::seconds(opts.sync_period)
-    );
-    let _ = writeln!(out, "{}", pool_line(&opts));
-    let _ = writeln!(out, "{}", settings_line(&opts));
-    let _ = writeln!(out, "cluster: {cluster}");
+    let mut out = header("hpa simulate", &load, &clock, &opts, &cluster);
     if !args.no_events {
         for run in &runs {
             let _ = writeln!(out, "\nEvents of {} ({}):", run.plan.label, run.plan.path);

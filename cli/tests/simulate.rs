@@ -10,46 +10,17 @@ mod prometheus_load;
 #[path = "simulate/recorded.rs"]
 mod recorded;
 
+// Running `hpa`, and the documented examples' blocks and commands: tests/support/cli.rs.
+#[path = "support/cli.rs"]
+mod support;
+use support::{command_words, fresh_dir, hpa, marked_block, repo, stdout_of, write};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("simulate")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write a test file");
-    path
-}
-
-fn hpa(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpa"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the hpa binary runs")
-}
-
-fn stdout_of(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "hpa failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+    fresh_dir("simulate", test)
 }
 
 /// The summary table: row name to its cells (one per run).
@@ -547,32 +518,6 @@ fn object_and_container_metrics_follow_the_pool() {
     assert!(text.contains(
         "New size: 6; reason: cpu container resource utilization (percentage of request) above target"
     ));
-}
-
-/// The fenced block between `<!-- BEGIN name -->` and `<!-- END name -->` in a Markdown text,
-/// without its fences.
-fn marked_block(text: &str, name: &str) -> String {
-    let begin = format!("<!-- BEGIN {name} -->\n");
-    let end = format!("<!-- END {name} -->");
-    let start = text.find(&begin).unwrap_or_else(|| panic!("{begin}")) + begin.len();
-    let stop = text[start..].find(&end).unwrap_or_else(|| panic!("{end}")) + start;
-    let inner = &text[start..stop];
-    let inner = inner
-        .trim_end()
-        .strip_suffix("```")
-        .expect("a fenced block");
-    inner.split_once('\n').expect("a fence line").1.to_owned()
-}
-
-/// The arguments a documented `cargo run ... -- ARGS` command passes to `hpa`.
-fn command_words(command: &str) -> Vec<String> {
-    command
-        .split_whitespace()
-        .filter(|w| *w != "\\")
-        .skip_while(|w| *w != "--")
-        .skip(1)
-        .map(str::to_owned)
-        .collect()
 }
 
 /// docs/simulate.md's comparison (its command, output and committed picture) is what the tool

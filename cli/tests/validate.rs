@@ -56,6 +56,7 @@ fn bundled_manifests_are_valid() {
     for name in [
         "web.yaml",
         "web-tuned.yaml",
+        "web-tuned-daily.yaml",
         "web-rps.yaml",
         "queue.yaml",
         "fleet.yaml",
