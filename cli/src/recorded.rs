@@ -19,7 +19,7 @@ use std::path::Path;
 use crate::csv_load::{self, Load};
 use crate::explain;
 use crate::prometheus_load::{SeriesOption, SeriesSpec};
-use crate::simulate::{self, Clock, Run};
+use crate::simulate::{self, Changes, Clock, Run};
 
 /// A recording of replica counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,39 +105,17 @@ impl Recorded {
     }
 }
 
-/// Scale events counted on a series of counts at the evaluations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Changes {
-    /// Increases.
-    pub ups: usize,
-    /// Decreases.
-    pub downs: usize,
-    /// Changes opposite to the previous one.
-    pub reversals: usize,
-}
-
-impl Changes {
-    fn of(counts: impl Iterator<Item = i32>) -> Changes {
-        let mut changes = Changes::default();
-        let mut previous: Option<i32> = None;
-        let mut last_up: Option<bool> = None;
-        for count in counts {
-            if let Some(before) = previous.filter(|&before| before != count) {
-                let up = count > before;
-                if up {
-                    changes.ups = changes.ups.saturating_add(1);
-                } else {
-                    changes.downs = changes.downs.saturating_add(1);
-                }
-                if last_up.is_some_and(|last| last != up) {
-                    changes.reversals = changes.reversals.saturating_add(1);
-                }
-                last_up = Some(up);
-            }
-            previous = Some(count);
+/// Scale events of a series of counts at the evaluations.
+fn changes_of(counts: impl Iterator<Item = i32>) -> Changes {
+    let mut changes = Changes::default();
+    let mut previous: Option<i32> = None;
+    for count in counts {
+        if let Some(before) = previous.filter(|&before| before != count) {
+            changes.record(count > before);
         }
-        changes
+        previous = Some(count);
     }
+    changes
 }
 
 /// One series' figures over the evaluations a recording covers.
@@ -187,7 +165,7 @@ fn figures(counts: impl Iterator<Item = (i32, i64)>) -> Figures {
         figures.max_pods = figures.max_pods.max(count);
         series.push(count);
     }
-    figures.changes = Changes::of(series.into_iter());
+    figures.changes = changes_of(series.into_iter());
     figures
 }
 
@@ -378,15 +356,8 @@ mod tests {
 
     #[test]
     fn changes_count_ups_downs_and_reversals() {
-        let c = Changes::of([2, 2, 4, 6, 3, 3, 5].into_iter());
-        assert_eq!(
-            c,
-            Changes {
-                ups: 3,
-                downs: 1,
-                reversals: 2
-            }
-        );
+        let c = changes_of([2, 2, 4, 6, 3, 3, 5].into_iter());
+        assert_eq!((c.ups, c.downs, c.reversals), (3, 1, 2));
     }
 
     #[test]

@@ -515,6 +515,34 @@ pub struct Summary {
     pub stopped_at: Option<i64>,
 }
 
+/// Rescales counted by direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Increases.
+    pub ups: usize,
+    /// Decreases.
+    pub downs: usize,
+    /// Changes opposite to the previous one.
+    pub reversals: usize,
+    /// The previous change's direction (up).
+    last_up: Option<bool>,
+}
+
+impl Changes {
+    /// Counts a change up (`up`) or down.
+    pub fn record(&mut self, up: bool) {
+        if up {
+            self.ups = self.ups.saturating_add(1);
+        } else {
+            self.downs = self.downs.saturating_add(1);
+        }
+        if self.last_up.is_some_and(|last| last != up) {
+            self.reversals = self.reversals.saturating_add(1);
+        }
+        self.last_up = Some(up);
+    }
+}
+
 /// `ceil(num / den)` for a positive `den` (a capacity); 0 for no demand.
 fn ceil_div(num: i128, den: i128) -> i128 {
     if num <= 0 || den <= 0 {
@@ -697,7 +725,7 @@ fn run_with<const R: usize, const E: usize>(
             ..Summary::default()
         },
     };
-    let mut last_direction: Option<bool> = None;
+    let mut changes = Changes::default();
     let mut pending_ticks = 0u64;
 
     for (k, (&now, &length)) in clock.times.iter().zip(&clock.lengths).enumerate() {
@@ -875,15 +903,10 @@ fn run_with<const R: usize, const E: usize>(
                 created.truncate(target);
                 ready = ready.min(target);
             }
-            if up {
-                summary.scale_ups = summary.scale_ups.saturating_add(1);
-            } else {
-                summary.scale_downs = summary.scale_downs.saturating_add(1);
-            }
-            if last_direction.is_some_and(|d| d != up) {
-                summary.reversals = summary.reversals.saturating_add(1);
-            }
-            last_direction = Some(up);
+            changes.record(up);
+            summary.scale_ups = changes.ups;
+            summary.scale_downs = changes.downs;
+            summary.reversals = changes.reversals;
         }
 
         // Account for the period.
