@@ -1941,7 +1941,8 @@ size_t hpa_autoscaler_align(void);
  * thread during the call; `config` and everything it points to must be readable for the
  * duration of the call, with every array at least as long as its length member says, and
  * apart from the autoscaler (`HPA_STATUS_OVERLAP`); `error_out` must be NULL or point to a
- * writable `hpa_field_error`.
+ * writable `hpa_field_error`, apart from the autoscaler too (`HPA_STATUS_OVERLAP`, and
+ * nothing written: the error would damage the autoscaler).
  */
 HPA_MUST_USE
 hpa_status hpa_autoscaler_configure(union hpa_autoscaler *autoscaler,

@@ -498,7 +498,8 @@ unsafe fn decide(
 /// thread during the call; `config` and everything it points to must be readable for the
 /// duration of the call, with every array at least as long as its length member says, and
 /// apart from the autoscaler (`HPA_STATUS_OVERLAP`); `error_out` must be NULL or point to a
-/// writable `hpa_field_error`.
+/// writable `hpa_field_error`, apart from the autoscaler too (`HPA_STATUS_OVERLAP`, and
+/// nothing written: the error would damage the autoscaler).
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn hpa_autoscaler_configure(
@@ -506,6 +507,14 @@ pub unsafe extern "C" fn hpa_autoscaler_configure(
     config: *const hpa_config,
     error_out: *mut hpa_field_error,
 ) -> hpa_status {
+    if !error_out.is_null() {
+        let storage = byte_range(autoscaler.cast_const(), HPA_AUTOSCALER_SIZE);
+        let error = byte_range(error_out.cast_const(), size_of::<hpa_field_error>());
+        if let Err(fault) = no_overlap(error, "error_out", &[(storage, "autoscaler")]) {
+            // SAFETY: no output is written (NULL).
+            return unsafe { crate::api::report(fault.into(), core::ptr::null_mut()) };
+        }
+    }
     // SAFETY: the caller's contract, forwarded.
     match unsafe { configure(autoscaler, config) } {
         Ok(()) => hpa_status::Ok,

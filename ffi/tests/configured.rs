@@ -157,6 +157,18 @@ fn a_refused_configuration_changes_nothing() {
     let status = unsafe { hpa_autoscaler_configure(storage, inside, ptr::null_mut()) };
     assert_eq!(status, hpa_status::Overlap);
     assert_eq!(bytes(&*a), state);
+    // An error output inside the autoscaler, for an invalid configuration: refused, and the
+    // error not written over the state.
+    w.config.max_replicas = 0;
+    let error_inside = storage
+        .cast::<u8>()
+        .wrapping_add(64)
+        .cast::<hpa_field_error>();
+    // SAFETY: initialized storage; the error output is writable memory (inside it).
+    let status = unsafe { hpa_autoscaler_configure(storage, &w.config, error_inside) };
+    assert_eq!(status, hpa_status::Overlap);
+    assert_eq!(bytes(&*a), state);
+    w.config.max_replicas = 30;
     // NULLs.
     // SAFETY: NULL pointers are refused before anything is read.
     unsafe {
