@@ -6,8 +6,8 @@
 //! - [`space`]: the parameters and their values (`--space FILE`, or defaults);
 //! - [`search`]: which points are simulated (grid, or random sampling then local refinement),
 //!   the ranking and the Pareto front;
-//! - [`manifest`]: the manifests simulated and written (the input's object with the setting);
-//! - [`plot`]: the picture of the front (`--plot`).
+//! - `manifest`: the manifests simulated and written (the input's object with the setting);
+//! - `plot`: the picture of the front (`--plot`).
 //!
 //! Each round of the search is simulated on `--threads` scoped threads that take the points in
 //! turn; the summaries are put back in the points' order, so the output is the same byte for
