@@ -541,6 +541,19 @@ fn c_api_seeds(dir: &Path) {
         ],
         short: 0,
     };
+    // A snapshot saved a period later, and restored.
+    let save = c::Call::Save {
+        later_ms: 15_000,
+        capacity: 4096,
+        buffer: Out::Valid,
+        written: Out::Valid,
+    };
+    let restore = c::Call::Restore {
+        cut: 0,
+        flip: None,
+        now_ms: 930_000,
+        size_short: 0,
+    };
     let evaluate = c::Call::Evaluate {
         workspace: 16_384,
         workspace_at: Out::Valid,
@@ -559,18 +572,8 @@ fn c_api_seeds(dir: &Path) {
         evaluate.clone(),
         c::Call::RescaleSucceeded,
         c::Call::ScalingStatus { out: Out::Valid },
-        c::Call::Save {
-            later_ms: 15_000,
-            capacity: 4096,
-            buffer: Out::Valid,
-            written: Out::Valid,
-        },
-        c::Call::Restore {
-            cut: 0,
-            flip: None,
-            now_ms: 930_000,
-            size_short: 0,
-        },
+        save.clone(),
+        restore.clone(),
         evaluate.clone(),
         c::Call::RescaleFailed {
             message: text("the scale subresource refused"),
@@ -585,6 +588,34 @@ fn c_api_seeds(dir: &Path) {
             error: Out::Valid,
         },
     ];
+    // The configuration kept in the autoscaler, evaluations under it, and after a restore (which
+    // leaves none) configured again.
+    let configured = vec![
+        c::Call::Configure { error: Out::Valid },
+        c::Call::EvaluateConfigured {
+            decision: Out::Valid,
+        },
+        c::Call::RescaleSucceeded,
+        save.clone(),
+        restore.clone(),
+        c::Call::EvaluateConfigured {
+            decision: Out::Valid,
+        },
+        c::Call::Configure { error: Out::Valid },
+        c::Call::EvaluateConfigured {
+            decision: Out::Valid,
+        },
+    ];
+    write(
+        dir,
+        "c_api",
+        "configured-evaluations",
+        &c::Input {
+            config: config(true),
+            observation: observation.clone(),
+            calls: configured,
+        },
+    );
     for behavior in [false, true] {
         let name = if behavior {
             "behavior-evaluations"

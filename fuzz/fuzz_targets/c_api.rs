@@ -448,6 +448,31 @@ fuzz_target!(|input: Input| {
                         call,
                     );
                 }
+                Call::Configure { error } => {
+                    // The field error is written on a refusal: only the autoscaler must stay.
+                    let mut e = Slot::new(size_of::<hpa_field_error>());
+                    let status = hpa_autoscaler_configure(a, &*w.config, e.at(*error, a));
+                    check(status, &[&state], &[storage.bytes()], call);
+                    if *error == Out::Valid && status == hpa_status::InvalidSpec {
+                        let validated = hpa_config_validate(&*w.config, ptr::null_mut());
+                        assert_eq!(status, validated, "configure and validate disagree");
+                    }
+                }
+                Call::EvaluateConfigured { decision } => {
+                    let mut out = Slot::new(size_of::<hpa_decision>());
+                    let out_before = out.bytes().to_vec();
+                    let status = hpa_autoscaler_evaluate_configured(
+                        a,
+                        &*w.observation,
+                        out.at::<hpa_decision>(*decision, a),
+                    );
+                    check(
+                        status,
+                        &[&state, &out_before],
+                        &[storage.bytes(), out.bytes()],
+                        call,
+                    );
+                }
                 Call::Validate { error } => {
                     let mut slot = Slot::new(size_of::<hpa_field_error>());
                     let status = hpa_config_validate(&*w.config, slot.at(*error, none));

@@ -175,6 +175,12 @@ pub enum Call {
     Strings {
         code: u32,
     },
+    Configure {
+        error: Out,
+    },
+    EvaluateConfigured {
+        decision: Out,
+    },
 }
 
 #[derive(Arbitrary, Debug, Clone)]
@@ -192,7 +198,7 @@ impl Encode for Out {
 
 impl Encode for Call {
     fn encode(&self, out: &mut Vec<u8>) {
-        let mut v = |index| variant(out, index, 17);
+        let mut v = |index| variant(out, index, 19);
         match self {
             Call::Init { size_short, at } => {
                 v(0);
@@ -276,6 +282,14 @@ impl Encode for Call {
             Call::Strings { code } => {
                 v(16);
                 code.encode(out);
+            }
+            Call::Configure { error } => {
+                v(17);
+                error.encode(out);
+            }
+            Call::EvaluateConfigured { decision } => {
+                v(18);
+                decision.encode(out);
             }
         }
     }
