@@ -105,19 +105,6 @@ impl Recorded {
     }
 }
 
-/// Scale events of a series of counts at the evaluations.
-fn changes_of(counts: impl Iterator<Item = i32>) -> Changes {
-    let mut changes = Changes::default();
-    let mut previous: Option<i32> = None;
-    for count in counts {
-        if let Some(before) = previous.filter(|&before| before != count) {
-            changes.record(count > before);
-        }
-        previous = Some(count);
-    }
-    changes
-}
-
 /// One series' figures over the evaluations a recording covers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
@@ -155,17 +142,20 @@ fn covered<'a>(
         .filter_map(move |(k, t)| recorded.at(t.saturating_add(clock.origin)).map(|r| (k, r)))
 }
 
+/// The figures of `(count, period length)` at successive evaluations.
 fn figures(counts: impl Iterator<Item = (i32, i64)>) -> Figures {
     let mut figures = Figures::default();
-    let mut series = Vec::new();
+    let mut previous: Option<i32> = None;
     for (count, length) in counts {
         figures.pod_ms = figures
             .pod_ms
             .saturating_add(i128::from(count).saturating_mul(i128::from(length)));
         figures.max_pods = figures.max_pods.max(count);
-        series.push(count);
+        if let Some(before) = previous.filter(|&before| before != count) {
+            figures.changes.record(count > before);
+        }
+        previous = Some(count);
     }
-    figures.changes = changes_of(series.into_iter());
     figures
 }
 
@@ -183,15 +173,14 @@ pub struct Report {
     pub runs: Vec<Comparison>,
 }
 
-/// Compares each run with the recording over the evaluations it covers.
+/// The evaluations `recorded` covers, `(step, recorded count)`, in order.
 ///
 /// # Errors
 ///
-/// When the recording covers no evaluation, saying both time ranges.
-pub fn compare(recorded: &Recorded, runs: &[Run], clock: &Clock) -> Result<Report, String> {
+/// When it covers none, saying both time ranges: the run need not start.
+pub fn covered_steps(recorded: &Recorded, clock: &Clock) -> Result<Vec<(usize, i32)>, String> {
     let steps: Vec<(usize, i32)> = covered(recorded, clock).collect();
-    let length = |k: usize| clock.lengths.get(k).copied().unwrap_or(0);
-    let (Some(&(first, _)), Some(&(last, _))) = (steps.first(), steps.last()) else {
+    if steps.is_empty() {
         return Err(format!(
             "--replicas {}: the recording (times {} to {}) covers none of the load's evaluations \
              (times {} to {}): both must be on one clock, Unix times from the same Prometheus \
@@ -202,6 +191,21 @@ pub fn compare(recorded: &Recorded, runs: &[Run], clock: &Clock) -> Result<Repor
             explain::seconds(clock.origin),
             explain::seconds(clock.origin.saturating_add(clock.duration)),
         ));
+    }
+    Ok(steps)
+}
+
+/// Compares each run with the recording over the evaluations it covers.
+///
+/// # Errors
+///
+/// As [`covered_steps`].
+pub fn compare(recorded: &Recorded, runs: &[Run], clock: &Clock) -> Result<Report, String> {
+    let steps = covered_steps(recorded, clock)?;
+    let length = |k: usize| clock.lengths.get(k).copied().unwrap_or(0);
+    let (first, last) = match (steps.first(), steps.last()) {
+        (Some(&(first, _)), Some(&(last, _))) => (first, last),
+        _ => (0, 0),
     };
     let at = |k: usize| clock.times.get(k).copied().unwrap_or(0);
     let report = Report {
@@ -356,7 +360,7 @@ mod tests {
 
     #[test]
     fn changes_count_ups_downs_and_reversals() {
-        let c = changes_of([2, 2, 4, 6, 3, 3, 5].into_iter());
+        let c = figures([2, 2, 4, 6, 3, 3, 5].into_iter().map(|n| (n, 1))).changes;
         assert_eq!((c.ups, c.downs, c.reversals), (3, 1, 2));
     }
 

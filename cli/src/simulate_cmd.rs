@@ -617,7 +617,10 @@ pub fn simulate(args: &SimulateArgs) -> ExitCode {
         Err(e) => return fail(e, EXIT_INVALID),
     };
     // A recording that covers none of the run is refused before the run, not after.
-    if let Some(Err(e)) = recorded.as_ref().map(|r| recorded::compare(r, &[], &clock)) {
+    if let Some(Err(e)) = recorded
+        .as_ref()
+        .map(|r| recorded::covered_steps(r, &clock))
+    {
         return fail(e, EXIT_INVALID);
     }
     let demand = load.resample(&clock.absolute());
