@@ -2,7 +2,8 @@
  * The C API, exercised from C: every exported function, every status code, and the rule
  * that a refused call changes nothing. Run by ffi/tests/c_api.rs plainly, with
  * AddressSanitizer + UndefinedBehaviorSanitizer, and under valgrind. This file holds main and
- * the shared helpers (api_test.h); snapshot_test.c and overlap_test.c hold more tests.
+ * the shared helpers (api_test.h); snapshot_test.c, overlap_test.c and stack_test.c hold more
+ * tests.
  */
 #include <limits.h>
 #include <math.h>
@@ -1252,6 +1253,7 @@ static const struct {
     {"snapshot_round_trip", test_snapshot_round_trip},
     {"snapshot_damage", test_snapshot_damage},
     {"snapshot_arguments", test_snapshot_arguments},
+    {"stack", test_stack},
 };
 
 int main(int argc, char **argv) {

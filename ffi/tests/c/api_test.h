@@ -85,4 +85,7 @@ void test_snapshot_arguments(void);
 /* overlap_test.c */
 void test_input_overlap(void);
 
+/* stack_test.c */
+void test_stack(void);
+
 #endif

@@ -6,7 +6,8 @@
  * thread whose stack this program allocates and paints beforehand: the lowest byte no longer
  * holding the paint, measured from the thread's first frame, is the calls' peak use.
  *
- * Run by ffi/tests/c_api.rs plainly, with ASan+UBSan and under valgrind. The bound is asserted
+ * Part of api_test (`api_test stack` runs it alone), which ffi/tests/c_api.rs runs plainly, with
+ * ASan+UBSan and under valgrind. The bound is asserted
  * where the library runs as it ships (plainly and under valgrind, which does not change the
  * program's stack); AddressSanitizer's redzones and instrumented frames make its figure the
  * sanitizer's, so that run prints it without asserting it.
@@ -19,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hpa.h"
+#include "api_test.h"
 
 /* Under valgrind the dead thread's stack is no longer addressable; memcheck's client request
  * (a no-op when not under valgrind) makes the area readable again for the scan. */
@@ -41,31 +42,9 @@
 
 static unsigned char stack_area[STACK_BYTES] __attribute__((aligned(64)));
 
-static int passed;
-static int failed;
-
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      passed++;                                                                 \
-    } else {                                                                    \
-      failed++;                                                                 \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
-    }                                                                           \
-  } while (0)
-
-static hpa_str S(const char *s) {
-  hpa_str r;
-  r.ptr = s;
-  r.len = strlen(s);
-  return r;
-}
-
 /* Inputs and outputs live in static storage: only the library's own frames use the stack. */
 static hpa_autoscaler autoscaler;
 static hpa_autoscaler restored;
-static hpa_decision decision;
-static hpa_field_error field_error;
 static hpa_scaling_status scaling_status;
 static uint8_t snapshot[HPA_SNAPSHOT_MAX_BYTES];
 static hpa_metric metrics[HPA_MAX_METRICS];
@@ -76,12 +55,7 @@ static hpa_scaling_rules scale_up;
 static hpa_scaling_rules scale_down;
 static hpa_behavior behavior;
 static hpa_config config;
-static hpa_pod pods[PODS];
-static hpa_sample samples[PODS];
-static hpa_container container;
 static hpa_container_usage usage;
-static const hpa_resource_request requests[] = {{HPA_STR_INIT("cpu"), 500},
-                                                {HPA_STR_INIT("memory"), 268435456000LL}};
 static int64_t external_series[3];
 
 /* Eight metrics, every source and target type: Resource utilization and average value,
@@ -89,12 +63,7 @@ static int64_t external_series[3];
 static void build_config(void) {
   size_t i;
   memset(metrics, 0, sizeof metrics);
-  for (i = 0; i < HPA_MAX_METRICS; i++) {
-    metrics[i].type = HPA_METRIC_SOURCE_TYPE_RESOURCE;
-    metrics[i].name = S("cpu");
-    metrics[i].target.type = HPA_METRIC_TARGET_TYPE_UTILIZATION;
-    metrics[i].target.average_utilization = 50;
-  }
+  for (i = 0; i < HPA_MAX_METRICS; i++) metrics[i] = cpu_metric(50);
   metrics[1].name = S("memory");
   metrics[1].target.type = HPA_METRIC_TARGET_TYPE_AVERAGE_VALUE;
   metrics[1].target.average_value_milli = 134217728000LL;
@@ -154,38 +123,18 @@ static void build_config(void) {
   config.behavior = &behavior;
 }
 
-/* PODS ready pods with one container, every metric's values; `busy` scales the usage. */
+/* PODS ready pods of api_test's template, every metric's values; `busy` scales the usage. */
 static hpa_observation build_observation(int64_t now, int32_t replicas, int64_t busy) {
-  hpa_observation o;
   size_t i;
-  memset(&container, 0, sizeof container);
-  container.name = S("app");
-  container.requests = requests;
-  container.requests_len = 2;
+  make_pods(PODS, 250 * busy);
   usage.name = S("app");
   usage.milli = 250 * busy;
-  memset(pods, 0, sizeof pods);
-  memset(samples, 0, sizeof samples);
   for (i = 0; i < PODS; i++) {
-    pods[i].name = S("worker");
-    pods[i].ready = HPA_READY_TRUE;
-    pods[i].has_ready_transition = 1;
-    pods[i].ready_transition_ms = -590000;
-    pods[i].has_start_time = 1;
-    pods[i].start_time_ms = -600000;
-    pods[i].containers = &container;
-    pods[i].containers_len = 1;
-    samples[i].present = 1;
-    samples[i].milli = 250 * busy;
-    samples[i].containers = &usage;
-    samples[i].containers_len = 1;
+    g_samples[i].containers = &usage;
+    g_samples[i].containers_len = 1;
   }
   memset(values, 0, sizeof values);
-  for (i = 0; i < 4; i++) {
-    values[i].kind = HPA_VALUES_KIND_SAMPLES;
-    values[i].samples = samples;
-    values[i].samples_len = PODS;
-  }
+  for (i = 0; i < 4; i++) values[i] = samples_values(PODS);
   for (i = 4; i < 6; i++) {
     values[i].kind = HPA_VALUES_KIND_OBJECT;
     values[i].value_milli = 150000 * busy;
@@ -196,14 +145,7 @@ static hpa_observation build_observation(int64_t now, int32_t replicas, int64_t 
     values[i].values_milli = external_series;
     values[i].values_len = 3;
   }
-  memset(&o, 0, sizeof o);
-  o.now_ms = now;
-  o.replicas = replicas;
-  o.pods = pods;
-  o.pods_len = PODS;
-  o.metrics = values;
-  o.metrics_len = HPA_MAX_METRICS;
-  return o;
+  return observation(now, replicas, PODS, values, HPA_MAX_METRICS);
 }
 
 /* The lowest address the calls reached, found after they return; set by the thread. */
@@ -218,30 +160,31 @@ static void *run_calls(void *unused) {
   volatile unsigned char here = 0;
   size_t written = 0;
   int reported_failure = 0;
+  int32_t replicas = PODS;
   int64_t step;
   hpa_observation o;
   (void)unused;
   thread_top = (const unsigned char *)&here;
 
-  CHECK(hpa_config_validate(&config, &field_error) == HPA_STATUS_OK);
+  CHECK(hpa_config_validate(&config, &g_error) == HPA_STATUS_OK);
   CHECK(hpa_autoscaler_init(&autoscaler, sizeof autoscaler) == HPA_STATUS_OK);
-  CHECK(hpa_autoscaler_configure(&autoscaler, &config, &field_error) == HPA_STATUS_OK);
-  o = build_observation(0, 16, 1);
-  CHECK(hpa_observation_check(&config, &o, &written, &field_error) == HPA_STATUS_OK);
+  CHECK(hpa_autoscaler_configure(&autoscaler, &config, &g_error) == HPA_STATUS_OK);
+  o = build_observation(0, PODS, 1);
+  CHECK(hpa_observation_check(&config, &o, &written, &g_error) == HPA_STATUS_OK);
   for (step = 0; step < 240; step++) {
     hpa_status s;
-    int32_t replicas = decision.desired_replicas > 0 ? decision.desired_replicas : 16;
     o = build_observation(step * 15000, replicas, step < 120 ? 1 + (step / 20) % 3 : 0);
-    s = step % 2 ? hpa_autoscaler_evaluate_configured(&autoscaler, &o, &decision)
-                 : hpa_autoscaler_evaluate(&autoscaler, &config, &o, NULL, 0, &decision);
+    s = step % 2 ? hpa_autoscaler_evaluate_configured(&autoscaler, &o, &g_decision)
+                 : hpa_autoscaler_evaluate(&autoscaler, &config, &o, NULL, 0, &g_decision);
     CHECK(s == HPA_STATUS_OK);
     /* Every scale-up is confirmed, the first scale-down reported as failed. */
-    if (s == HPA_STATUS_OK && decision.rescale) {
-      if (decision.desired_replicas < replicas && !reported_failure) {
+    if (s == HPA_STATUS_OK && g_decision.rescale) {
+      if (g_decision.desired_replicas < replicas && !reported_failure) {
         CHECK(hpa_autoscaler_rescale_failed(&autoscaler, "no capacity", 11) == HPA_STATUS_OK);
         reported_failure = 1;
       } else {
         CHECK(hpa_autoscaler_rescale_succeeded(&autoscaler) == HPA_STATUS_OK);
+        replicas = g_decision.desired_replicas;
       }
     }
   }
@@ -249,13 +192,13 @@ static void *run_calls(void *unused) {
   CHECK(hpa_autoscaler_scaling_status(&autoscaler, &scaling_status) == HPA_STATUS_OK);
   CHECK(hpa_autoscaler_save(&autoscaler, 3600000, snapshot, sizeof snapshot, &written) ==
         HPA_STATUS_OK);
-  CHECK(hpa_snapshot_check(snapshot, written, 3600000, &field_error) == HPA_STATUS_OK);
+  CHECK(hpa_snapshot_check(snapshot, written, 3600000, &g_error) == HPA_STATUS_OK);
   CHECK(hpa_autoscaler_restore(&restored, sizeof restored, snapshot, written, 3600000) ==
         HPA_STATUS_OK);
   return NULL;
 }
 
-int main(void) {
+void test_stack(void) {
   pthread_attr_t attr;
   pthread_t thread;
   size_t untouched = 0;
@@ -274,14 +217,12 @@ int main(void) {
   while (untouched < sizeof stack_area && stack_area[untouched] == PAINT) untouched++;
   CHECK(untouched > 0);
   used = thread_top - (stack_area + untouched);
-  printf("stack_test: the calls used %ld bytes of stack below the thread's first frame\n",
+  printf("stack: the calls used %ld bytes of stack below the thread's first frame\n",
          (long)used);
 #if defined(__SANITIZE_ADDRESS__)
-  printf("stack_test: AddressSanitizer build, so the %d-byte bound is not asserted\n",
+  printf("stack: AddressSanitizer build, so the %d-byte bound is not asserted\n",
          STACK_LIMIT);
 #else
   CHECK(used > 0 && used <= STACK_LIMIT);
 #endif
-  printf("stack_test: %d checks passed, %d failed\n", passed, failed);
-  return failed != 0;
 }
