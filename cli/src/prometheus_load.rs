@@ -30,6 +30,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 
 use crate::csv_load::{self, Load, LoadError};
+use crate::trace::source::check_nesting;
+use crate::trace::Format;
 
 /// How the matching series of a column combine at a timestamp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,6 +349,7 @@ pub fn parse_for(
         line: None,
         message,
     };
+    check_nesting(text, Format::Json).map_err(|e| error(e.to_string()))?;
     let document: Document = {
         let mut json = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut json).map_err(|e| {

@@ -392,3 +392,54 @@ fn hostile_files_are_refused_quickly() {
     assert!(utf8(&out.stderr)
         .ends_with("big.yaml: larger than 8 MiB, the limit for this kind of file\n"));
 }
+
+/// Every other file the commands read has the same nesting limit, with the same message: a
+/// Prometheus load (`--load`), a recording of replica counts (`--replicas`), a pod template
+/// (`--pod-template`) and tune's search space (`--space`).
+#[test]
+fn every_file_a_command_reads_has_the_nesting_limit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = root.join("examples/manifests/web.yaml");
+    let manifest = manifest.to_str().expect("UTF-8 path");
+    let load = root.join("examples/loads/spike.csv");
+    let load = load.to_str().expect("UTF-8 path");
+    let json = format!("{}1{}", "{\"data\": ".repeat(100), "}".repeat(100));
+    let yaml = format!("a: {}{}\n", "[".repeat(100), "]".repeat(100));
+    let deep_json = file("nesting", "deep.json", &json);
+    let deep_json = deep_json.to_str().expect("UTF-8 path");
+    let deep_yaml = file("nesting", "deep.yaml", &yaml);
+    let deep_yaml = deep_yaml.to_str().expect("UTF-8 path");
+    let runs: [(&str, Vec<&str>); 4] = [
+        ("simulate", vec!["--hpa", manifest, "--load", deep_json]),
+        (
+            "simulate",
+            vec!["--hpa", manifest, "--load", load, "--replicas", deep_json],
+        ),
+        (
+            "simulate",
+            vec![
+                "--hpa",
+                manifest,
+                "--load",
+                load,
+                "--pod-template",
+                deep_yaml,
+            ],
+        ),
+        (
+            "tune",
+            vec!["--hpa", manifest, "--load", load, "--space", deep_yaml],
+        ),
+    ];
+    for (command, args) in runs {
+        let mut all = vec![command];
+        all.extend(args.iter().copied());
+        let out = hpa(&all, None);
+        let stderr = utf8(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+        assert!(
+            stderr.ends_with("line 1: nested more than 64 levels deep, the limit for a document\n"),
+            "{all:?}: {stderr}"
+        );
+    }
+}

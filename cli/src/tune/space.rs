@@ -16,6 +16,8 @@ use std::fmt::Write as _;
 use hpa::spec::SelectPolicy;
 
 use crate::simulate_cmd::parse_number_ms;
+use crate::trace::source::check_nesting;
+use crate::trace::Format;
 
 /// Scaling direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,6 +198,8 @@ impl Space {
     }
 
     fn read(&mut self, text: &str, tolerance: bool) -> Result<(), String> {
+        // JSON is YAML here: the one nesting check covers both.
+        check_nesting(text, Format::Yaml).map_err(|e| e.to_string())?;
         let value: serde_norway::Value =
             serde_norway::from_str(text).map_err(|e| format!("not YAML or JSON: {e}"))?;
         let serde_norway::Value::Mapping(top) = value else {
