@@ -582,30 +582,89 @@ pub fn run(
     opts: &Options,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Run, String> {
-    // Histories that cover the longest window (3600 s) and policy period (1800 s) at this
-    // sync period, with the first evaluation's extra entry, whatever the replica counts: an
-    // entry takes at most 8 bytes while its gap is under 35 minutes (a longer gap leaves
-    // fewer entries in the window).
-    const ENTRY: usize = 8;
-    if opts.sync_period >= 15_000 {
-        run_with::<{ 242 * ENTRY }, { 122 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
-    } else if opts.sync_period >= 1_000 {
-        run_with::<{ 3602 * ENTRY }, { 1802 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
-    } else {
-        run_with::<{ 36_002 * ENTRY }, { 18_002 * ENTRY }>(
-            manifest, plan, clock, demand, opts, tick,
-        )
-    }
+    run_job(&Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick,
+        record: Record::All,
+    })
 }
 
-fn run_with<const R: usize, const E: usize>(
+/// [`run`]'s summary only: the same run without the series and events [`Run`] records per
+/// step (`hpa tune` scores thousands of runs by their summaries alone).
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn score(
     manifest: &Manifest,
     plan: &Plan,
     clock: &Clock,
     demand: &[Vec<i64>],
     opts: &Options,
-    tick: &(dyn Fn(u64) + Sync),
-) -> Result<Run, String> {
+) -> Result<Summary, String> {
+    run_job(&Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick: &|_| {},
+        record: Record::Summary,
+    })
+    .map(|r| r.summary)
+}
+
+/// What a run records besides its summary.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Record {
+    /// The series, the events and the explanations of [`Run`].
+    All,
+    /// Nothing: the series and the events stay empty (explanations are still as
+    /// [`Options::explain`] asks).
+    Summary,
+}
+
+/// One run's inputs (the arguments of [`run`]) and what it records.
+struct Job<'j> {
+    manifest: &'j Manifest,
+    plan: &'j Plan,
+    clock: &'j Clock,
+    demand: &'j [Vec<i64>],
+    opts: &'j Options,
+    tick: &'j (dyn Fn(u64) + Sync),
+    record: Record,
+}
+
+fn run_job(job: &Job<'_>) -> Result<Run, String> {
+    // Histories that cover the longest window (3600 s) and policy period (1800 s) at this
+    // sync period, with the first evaluation's extra entry, whatever the replica counts: an
+    // entry takes at most 8 bytes while its gap is under 35 minutes (a longer gap leaves
+    // fewer entries in the window).
+    const ENTRY: usize = 8;
+    if job.opts.sync_period >= 15_000 {
+        run_with::<{ 242 * ENTRY }, { 122 * ENTRY }>(job)
+    } else if job.opts.sync_period >= 1_000 {
+        run_with::<{ 3602 * ENTRY }, { 1802 * ENTRY }>(job)
+    } else {
+        run_with::<{ 36_002 * ENTRY }, { 18_002 * ENTRY }>(job)
+    }
+}
+
+fn run_with<const R: usize, const E: usize>(job: &Job<'_>) -> Result<Run, String> {
+    let &Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick,
+        record,
+    } = job;
+    let recording = record == Record::All;
     let arena = Bump::new();
     let spec = manifest.spec(&arena);
     let settings = opts.settings;
@@ -710,13 +769,18 @@ fn run_with<const R: usize, const E: usize>(
     // container), container usage (ContainerResource metrics) or one value.
     let mut feeds: Vec<FeedBuffers<'_>> = vec![FeedBuffers::default(); metric_count];
 
+    let series = if recording { steps } else { 0 };
     let mut out = Run {
         plan: plan.clone(),
         initial_replicas: initial,
-        replicas: Vec::with_capacity(steps),
-        ready: Vec::with_capacity(steps),
-        needed: Vec::with_capacity(steps),
-        current: vec![Vec::with_capacity(steps); metric_count],
+        replicas: Vec::with_capacity(series),
+        ready: Vec::with_capacity(series),
+        needed: Vec::with_capacity(series),
+        current: if recording {
+            vec![Vec::with_capacity(steps); metric_count]
+        } else {
+            Vec::new()
+        },
         events: EventLog::default(),
         explanations: Vec::new(),
         summary: Summary {
@@ -855,7 +919,9 @@ fn run_with<const R: usize, const E: usize>(
         for series in out.current.iter_mut().skip(decision.metrics.len()) {
             series.push(None);
         }
-        out.events.add(k, now, explain::events(&decision, true));
+        if recording {
+            out.events.add(k, now, explain::events(&decision, true));
+        }
         let explain_this = match &opts.explain {
             Explain::None => false,
             Explain::All => true,
@@ -930,9 +996,11 @@ fn run_with<const R: usize, const E: usize>(
                 summary.peak_under_at = now;
             }
         }
-        out.replicas.push(pods_now);
-        out.ready.push(ready_now);
-        out.needed.push(needed);
+        if recording {
+            out.replicas.push(pods_now);
+            out.ready.push(ready_now);
+            out.needed.push(needed);
+        }
         if let Some(limits) = opts.stop {
             let summary = &mut out.summary;
             if summary.above_ms > limits.above_ms || summary.reversals > limits.reversals {
