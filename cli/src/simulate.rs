@@ -56,20 +56,23 @@ use std::fmt::Write as _;
 
 use bumpalo::Bump;
 use hpa::input::{
-    ConditionStatus, ContainerUsage, MetricValues, Observation, Pod, PodPhase, PodSamples,
-    ReadyCondition, Sample,
+    ContainerUsage, MetricValues, MetricValuesOf, Observation, ObservationOf, Pod, PodSamples,
+    PodSamplesOf, Sample,
 };
 use hpa::metrics::{MetricName, MetricOutcome, MAX_METRICS};
 use hpa::settings::Settings;
 use hpa::spec::{MetricSourceType, MetricSpec};
 use hpa::time::{Duration, Instant};
-use hpa::{Autoscaler, Hpa, Quantity};
+use hpa::{Autoscaler, Decision, Hpa, Quantity};
 
+use self::pool::{PoolPod, PoolSample};
 use crate::csv_load::Load;
 use crate::explain::{self, EventLog, Target};
 use crate::noise::Noise;
 use crate::pod_template::{PodTemplate, RequestProblem};
 use crate::trace::Manifest;
+
+mod pool;
 
 /// The most pods the pool model holds (a guard against runaway specs).
 pub const MAX_PODS: i32 = 1_000_000;
@@ -582,30 +585,89 @@ pub fn run(
     opts: &Options,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Run, String> {
-    // Histories that cover the longest window (3600 s) and policy period (1800 s) at this
-    // sync period, with the first evaluation's extra entry, whatever the replica counts: an
-    // entry takes at most 8 bytes while its gap is under 35 minutes (a longer gap leaves
-    // fewer entries in the window).
-    const ENTRY: usize = 8;
-    if opts.sync_period >= 15_000 {
-        run_with::<{ 242 * ENTRY }, { 122 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
-    } else if opts.sync_period >= 1_000 {
-        run_with::<{ 3602 * ENTRY }, { 1802 * ENTRY }>(manifest, plan, clock, demand, opts, tick)
-    } else {
-        run_with::<{ 36_002 * ENTRY }, { 18_002 * ENTRY }>(
-            manifest, plan, clock, demand, opts, tick,
-        )
-    }
+    run_job(&Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick,
+        record: Record::All,
+    })
 }
 
-fn run_with<const R: usize, const E: usize>(
+/// [`run`]'s summary only: the same run without the series and events [`Run`] records per
+/// step (`hpa tune` scores thousands of runs by their summaries alone).
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn score(
     manifest: &Manifest,
     plan: &Plan,
     clock: &Clock,
     demand: &[Vec<i64>],
     opts: &Options,
-    tick: &(dyn Fn(u64) + Sync),
-) -> Result<Run, String> {
+) -> Result<Summary, String> {
+    run_job(&Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick: &|_| {},
+        record: Record::Summary,
+    })
+    .map(|r| r.summary)
+}
+
+/// What a run records besides its summary.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Record {
+    /// The series, the events and the explanations of [`Run`].
+    All,
+    /// Nothing: the series and the events stay empty (explanations are still as
+    /// [`Options::explain`] asks).
+    Summary,
+}
+
+/// One run's inputs (the arguments of [`run`]) and what it records.
+struct Job<'j> {
+    manifest: &'j Manifest,
+    plan: &'j Plan,
+    clock: &'j Clock,
+    demand: &'j [Vec<i64>],
+    opts: &'j Options,
+    tick: &'j (dyn Fn(u64) + Sync),
+    record: Record,
+}
+
+fn run_job(job: &Job<'_>) -> Result<Run, String> {
+    // Histories that cover the longest window (3600 s) and policy period (1800 s) at this
+    // sync period, with the first evaluation's extra entry, whatever the replica counts: an
+    // entry takes at most 8 bytes while its gap is under 35 minutes (a longer gap leaves
+    // fewer entries in the window).
+    const ENTRY: usize = 8;
+    if job.opts.sync_period >= 15_000 {
+        run_with::<{ 242 * ENTRY }, { 122 * ENTRY }>(job)
+    } else if job.opts.sync_period >= 1_000 {
+        run_with::<{ 3602 * ENTRY }, { 1802 * ENTRY }>(job)
+    } else {
+        run_with::<{ 36_002 * ENTRY }, { 18_002 * ENTRY }>(job)
+    }
+}
+
+fn run_with<const R: usize, const E: usize>(job: &Job<'_>) -> Result<Run, String> {
+    let &Job {
+        manifest,
+        plan,
+        clock,
+        demand,
+        opts,
+        tick,
+        record,
+    } = job;
+    let recording = record == Record::All;
     let arena = Bump::new();
     let spec = manifest.spec(&arena);
     let settings = opts.settings;
@@ -620,34 +682,11 @@ fn run_with<const R: usize, const E: usize>(
     let requests = plan.template.engine_requests();
     let containers = plan.template.engine_containers(&requests);
     let pod_requests = plan.template.engine_pod_requests();
-    let template = |phase, ready: Option<ReadyCondition>, created: i64| Pod {
-        name: "pod",
-        phase,
-        ready,
-        start_time: Some(Instant(created)),
-        deleted: false,
+    // The pods, as the engine reads them (`pool`).
+    let shape = pool::Shape {
         containers: &containers,
         requests: pod_requests.as_deref(),
-    };
-    let pending = |created: i64| {
-        template(
-            PodPhase::Pending,
-            Some(ReadyCondition {
-                status: ConditionStatus::False,
-                last_transition: Some(Instant(created)),
-            }),
-            created,
-        )
-    };
-    let ready_pod = |created: i64| {
-        template(
-            PodPhase::Running,
-            Some(ReadyCondition {
-                status: ConditionStatus::True,
-                last_transition: Some(Instant(created.saturating_add(opts.startup_delay))),
-            }),
-            created,
-        )
+        startup_delay: opts.startup_delay,
     };
 
     // Demand of a load column at step `k`: every metric's column has a value per step.
@@ -695,12 +734,10 @@ fn run_with<const R: usize, const E: usize>(
         ));
     }
 
-    // The pods, oldest first, and when each was created.
-    let mut pods: Vec<Pod<'_>> = Vec::new();
-    let mut created: Vec<i64> = Vec::new();
+    // The pods, oldest first.
+    let mut pods: Vec<PoolPod<'_>> = Vec::new();
     for _ in 0..initial {
-        pods.push(ready_pod(-INITIAL_AGE_MS));
-        created.push(-INITIAL_AGE_MS);
+        pods.push(PoolPod::ready(&shape, -INITIAL_AGE_MS));
     }
     let mut ready = pods.len();
     let mut autoscaler: Autoscaler<R, E> = Autoscaler::new();
@@ -710,13 +747,18 @@ fn run_with<const R: usize, const E: usize>(
     // container), container usage (ContainerResource metrics) or one value.
     let mut feeds: Vec<FeedBuffers<'_>> = vec![FeedBuffers::default(); metric_count];
 
+    let series = if recording { steps } else { 0 };
     let mut out = Run {
         plan: plan.clone(),
         initial_replicas: initial,
-        replicas: Vec::with_capacity(steps),
-        ready: Vec::with_capacity(steps),
-        needed: Vec::with_capacity(steps),
-        current: vec![Vec::with_capacity(steps); metric_count],
+        replicas: Vec::with_capacity(series),
+        ready: Vec::with_capacity(series),
+        needed: Vec::with_capacity(series),
+        current: if recording {
+            vec![Vec::with_capacity(steps); metric_count]
+        } else {
+            Vec::new()
+        },
         events: EventLog::default(),
         explanations: Vec::new(),
         summary: Summary {
@@ -730,11 +772,11 @@ fn run_with<const R: usize, const E: usize>(
 
     for (k, (&now, &length)) in clock.times.iter().zip(&clock.lengths).enumerate() {
         // Pods become ready in creation order.
-        while let (Some(pod), Some(&born)) = (pods.get_mut(ready), created.get(ready)) {
-            if born.saturating_add(opts.startup_delay) > now {
+        while let Some(pod) = pods.get_mut(ready) {
+            if pod.created.saturating_add(opts.startup_delay) > now {
                 break;
             }
-            *pod = ready_pod(born);
+            *pod = PoolPod::ready(&shape, pod.created);
             ready = ready.saturating_add(1);
         }
         let ready_i64 = i64::try_from(ready).unwrap_or(i64::MAX);
@@ -748,23 +790,18 @@ fn run_with<const R: usize, const E: usize>(
                         // Every slot written once: the ready pods' samples, then none for
                         // the pending pods.
                         let buf = &mut feed.samples;
-                        buf.resize(pods.len(), None);
+                        buf.resize(pods.len(), PoolSample::Missing);
                         let (samples, pending) = buf.split_at_mut(ready);
                         spread(&mut noise, d, samples, |slot, milli| {
-                            *slot = Some(Sample {
-                                milli,
-                                timestamp: Instant(now),
-                                window: SAMPLE_WINDOW,
-                                containers: &[],
-                            });
+                            *slot = PoolSample::Pod(milli);
                         });
-                        pending.fill(None);
+                        pending.fill(PoolSample::Missing);
                     }
                     Some(name) => {
                         let u = &mut feed.usage;
-                        u.resize(ready, [ContainerUsage { name, milli: 0 }]);
+                        u.resize(ready, ContainerUsage { name, milli: 0 });
                         spread(&mut noise, d, u, |slot, milli| {
-                            *slot = [ContainerUsage { name, milli }];
+                            *slot = ContainerUsage { name, milli };
                         });
                     }
                 },
@@ -775,60 +812,52 @@ fn run_with<const R: usize, const E: usize>(
                 Feed::Total { .. } => feed.value = noise.apply(d),
             }
         }
-        let container_samples: Vec<Vec<Option<Sample<'_>>>> = plan
-            .metrics
-            .iter()
-            .zip(&feeds)
-            .map(|(metric, feed)| match metric.feed {
-                Feed::PodShare { container: Some(_) } => {
-                    let mut v: Vec<Option<Sample<'_>>> = feed
-                        .usage
-                        .iter()
-                        .map(|u| {
-                            let [usage] = u;
-                            Some(Sample {
-                                milli: usage.milli,
-                                timestamp: Instant(now),
-                                window: SAMPLE_WINDOW,
-                                containers: u,
-                            })
-                        })
-                        .collect();
-                    v.resize(pods.len(), None);
-                    v
+        // A ContainerResource metric's samples list its container's usage, which `feeds`
+        // holds for this step only: built at each step. The other metrics' samples and values
+        // are in `feeds`, and the values in an array: nothing else allocated per step.
+        let container_samples: [Vec<PoolSample<'_>>; MAX_METRICS] =
+            std::array::from_fn(|m| {
+                match (plan.metrics.get(m).map(|metric| &metric.feed), feeds.get(m)) {
+                    (Some(Feed::PodShare { container: Some(_) }), Some(feed)) => {
+                        let mut v: Vec<PoolSample<'_>> =
+                            feed.usage.iter().map(PoolSample::Container).collect();
+                        v.resize(pods.len(), PoolSample::Missing);
+                        v
+                    }
+                    _ => Vec::new(),
                 }
-                _ => Vec::new(),
-            })
-            .collect();
-        let values: Vec<MetricValues<'_>> = plan
-            .metrics
-            .iter()
-            .zip(&feeds)
-            .zip(&container_samples)
-            .map(|((metric, feed), container_samples)| match &metric.feed {
-                Feed::PodShare { container: None } => MetricValues::Pods(PodSamples {
+            });
+        let values: [PoolValues<'_>; MAX_METRICS] = std::array::from_fn(|m| {
+            let (Some(metric), Some(feed), Some(container_samples)) =
+                (plan.metrics.get(m), feeds.get(m), container_samples.get(m))
+            else {
+                return MetricValuesOf::Object(0);
+            };
+            match &metric.feed {
+                Feed::PodShare { container: None } => MetricValuesOf::Pods(PodSamplesOf {
                     per_pod: &feed.samples,
                     orphans: &[],
                 }),
-                Feed::PodShare { container: Some(_) } => MetricValues::Pods(PodSamples {
+                Feed::PodShare { container: Some(_) } => MetricValuesOf::Pods(PodSamplesOf {
                     per_pod: container_samples,
                     orphans: &[],
                 }),
                 Feed::PerReadyPod { external: true } | Feed::Total { external: true } => {
-                    MetricValues::External(std::slice::from_ref(&feed.value))
+                    MetricValuesOf::External(std::slice::from_ref(&feed.value))
                 }
                 Feed::PerReadyPod { external: false } | Feed::Total { external: false } => {
-                    MetricValues::Object(feed.value)
+                    MetricValuesOf::Object(feed.value)
                 }
-            })
-            .collect();
+            }
+        });
+        let values = values.get(..metric_count).unwrap_or_default();
         let replicas = i32::try_from(pods.len()).unwrap_or(i32::MAX);
-        let obs = Observation {
+        let obs = ObservationOf {
             now: Instant(now),
             replicas,
             status_replicas: replicas,
             pods: &pods,
-            metrics: &values,
+            metrics: values,
         };
         let decision = autoscaler
             .evaluate(&hpa, &settings, &obs)
@@ -855,7 +884,9 @@ fn run_with<const R: usize, const E: usize>(
         for series in out.current.iter_mut().skip(decision.metrics.len()) {
             series.push(None);
         }
-        out.events.add(k, now, explain::events(&decision, true));
+        if recording {
+            out.events.add(k, now, explain::events(&decision, true));
+        }
         let explain_this = match &opts.explain {
             Explain::None => false,
             Explain::All => true,
@@ -867,7 +898,7 @@ fn run_with<const R: usize, const E: usize>(
             out.explanations.push((
                 now,
                 explain::step_header(now, &decision),
-                explain::explain(&decision, &hpa, &settings, &obs),
+                explain_step(&decision, &hpa, &settings, &obs),
             ));
         }
         let summary = &mut out.summary;
@@ -895,12 +926,10 @@ fn run_with<const R: usize, const E: usize>(
             let target = usize::try_from(target.max(0)).unwrap_or(0);
             if target > pods.len() {
                 while pods.len() < target {
-                    pods.push(pending(now));
-                    created.push(now);
+                    pods.push(PoolPod::pending(&shape, now));
                 }
             } else {
                 pods.truncate(target);
-                created.truncate(target);
                 ready = ready.min(target);
             }
             changes.record(up);
@@ -930,9 +959,11 @@ fn run_with<const R: usize, const E: usize>(
                 summary.peak_under_at = now;
             }
         }
-        out.replicas.push(pods_now);
-        out.ready.push(ready_now);
-        out.needed.push(needed);
+        if recording {
+            out.replicas.push(pods_now);
+            out.ready.push(ready_now);
+            out.needed.push(needed);
+        }
         if let Some(limits) = opts.stop {
             let summary = &mut out.summary;
             if summary.above_ms > limits.above_ms || summary.reversals > limits.reversals {
@@ -952,13 +983,62 @@ fn run_with<const R: usize, const E: usize>(
     Ok(out)
 }
 
+/// The values of one metric as the pool hands them to the engine.
+type PoolValues<'a> = MetricValuesOf<'a, PoolSample<'a>, PoolSample<'a>>;
+
+/// [`explain::explain`] of a step the engine evaluated on the pool's pods and samples: on the
+/// same pods and samples as the core's structs.
+fn explain_step(
+    decision: &Decision<'_>,
+    hpa: &Hpa<'_>,
+    settings: &Settings,
+    obs: &ObservationOf<'_, PoolPod<'_>, PoolSample<'_>, PoolSample<'_>>,
+) -> Vec<String> {
+    let pods: Vec<Pod<'_>> = obs.pods.iter().map(PoolPod::native).collect();
+    let slots: Vec<Vec<Option<Sample<'_>>>> = obs
+        .metrics
+        .iter()
+        .map(|values| match values {
+            MetricValuesOf::Pods(samples) => samples
+                .per_pod
+                .iter()
+                .map(|slot| slot.native(obs.now))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let metrics: Vec<MetricValues<'_>> = obs
+        .metrics
+        .iter()
+        .zip(&slots)
+        .map(|(values, per_pod)| match *values {
+            // The pool lists no orphan samples.
+            MetricValuesOf::Pods(_) => MetricValues::Pods(PodSamples {
+                per_pod,
+                orphans: &[],
+            }),
+            MetricValuesOf::Object(v) => MetricValues::Object(v),
+            MetricValuesOf::External(v) => MetricValues::External(v),
+            MetricValuesOf::Error(e) => MetricValues::Error(e),
+        })
+        .collect();
+    let native = Observation {
+        now: obs.now,
+        replicas: obs.replicas,
+        status_replicas: obs.status_replicas,
+        pods: &pods,
+        metrics: &metrics,
+    };
+    explain::explain(decision, hpa, settings, &native)
+}
+
 /// What one metric hands the engine at a step, kept between steps to reuse the memory.
 #[derive(Clone, Default)]
 struct FeedBuffers<'a> {
     /// Per pod, its sample (pod-based metrics without a named container).
-    samples: Vec<Option<Sample<'static>>>,
+    samples: Vec<PoolSample<'static>>,
     /// Per ready pod, its named container's usage (ContainerResource metrics).
-    usage: Vec<[ContainerUsage<'a>; 1]>,
+    usage: Vec<ContainerUsage<'a>>,
     /// The value of an Object or External metric.
     value: i64,
 }
