@@ -39,16 +39,29 @@
 pub mod output;
 pub mod trace;
 
-// `hpa simulate`, `hpa tune`, `hpa validate`, the replay's human-readable forms (events, explanations) and
-// its saved states.
+// The loads of `hpa simulate` and `hpa tune` (CSV, Prometheus), read by the fuzz targets too.
 pub mod csv_load;
-pub mod explain;
-mod noise;
-pub mod plot;
-pub mod pod_template;
 pub mod prometheus_load;
+
+// `hpa simulate`, `hpa tune`, `hpa validate`, the replay's human-readable forms (events,
+// explanations) and its saved states: only the `hpa` binary uses them, so they come with its
+// `cli` feature (cli/Cargo.toml), on by default. Without it the library holds the loaders above,
+// which is what the fuzz targets and the firmware's build script use.
+#[cfg(feature = "cli")]
+pub mod explain;
+#[cfg(feature = "cli")]
+mod noise;
+#[cfg(feature = "cli")]
+pub mod plot;
+#[cfg(feature = "cli")]
+pub mod pod_template;
+#[cfg(feature = "cli")]
 pub mod recorded;
+#[cfg(feature = "cli")]
 pub mod simulate;
+#[cfg(feature = "cli")]
 pub mod simulate_cmd;
+#[cfg(feature = "cli")]
 pub mod state;
+#[cfg(feature = "cli")]
 pub mod tune;

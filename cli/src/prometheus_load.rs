@@ -54,7 +54,7 @@ pub enum SeriesOption {
     /// `--series NAME=EXPR`: the columns of a load.
     Load,
     /// `--replicas-series EXPR`: the one column of a recording of replica counts
-    /// ([`crate::recorded`]).
+    /// (`hpa_cli::recorded`, with the `cli` feature).
     Replicas,
 }
 
