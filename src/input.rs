@@ -327,6 +327,26 @@ pub trait PodView<'a> {
     fn containers(&self) -> &'a [Self::Container];
     /// [`Pod::requests`].
     fn requests(&self) -> Option<&'a [Self::Request]>;
+
+    /// How many pods of the observation's pod slice, this one first, are alike: `n` says that
+    /// each of the `n - 1` pods after this one returns what this one returns from every
+    /// method above but [`name`](PodView::name), [`start_time`](PodView::start_time) and
+    /// the `last_transition` of [`ready`](PodView::ready) (the same
+    /// [`containers`](PodView::containers) and [`requests`](PodView::requests) slices
+    /// included), and that each of the `n` pods has a start time, none before the previous
+    /// pod's (pods of one template scaled up over time, oldest first, as a simulated pool
+    /// holds them). 1 (the default) and 0 say nothing; a count past the end of the slice
+    /// means up to its end.
+    ///
+    /// The declaration only saves work: on 64-bit hosts the pass over the pods counts such a
+    /// run of ready pods by its first pod, a search of its start times and its samples,
+    /// without reading each pod (docs/spec/pods.md#alike-pods). The decision is the one the
+    /// pods' own methods give when the declaration is true; a false one gives the decision
+    /// for the pods as declared (no panic, no undefined behaviour).
+    #[inline(always)]
+    fn alike(&self) -> usize {
+        1
+    }
 }
 
 /// What the engine reads of a container: the fields of [`Container`].
