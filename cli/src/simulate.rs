@@ -740,6 +740,8 @@ fn run_with<const R: usize, const E: usize>(job: &Job<'_>) -> Result<Run, String
         pods.push(PoolPod::ready(&shape, -INITIAL_AGE_MS));
     }
     let mut ready = pods.len();
+    // The ready count the pods' alike declarations were last written for.
+    let mut declared = None;
     let mut autoscaler: Autoscaler<R, E> = Autoscaler::new();
     let mut noise = Noise::new(opts.seed, opts.noise_ppm);
 
@@ -779,6 +781,14 @@ fn run_with<const R: usize, const E: usize>(job: &Job<'_>) -> Result<Run, String
             *pod = PoolPod::ready(&shape, pod.created);
             ready = ready.saturating_add(1);
         }
+        if declared != Some(ready) {
+            pool::declare_alike(&mut pods, ready);
+            declared = Some(ready);
+        }
+        debug_assert!(
+            pool::alike_holds(&pods),
+            "step {k}: a false alike declaration"
+        );
         let ready_i64 = i64::try_from(ready).unwrap_or(i64::MAX);
 
         // Samples and values.

@@ -36,6 +36,8 @@ pub(super) struct PoolPod<'a> {
     /// Creation time (and start time), ms.
     pub(super) created: i64,
     ready: bool,
+    /// [`PodView::alike`]: how many pods, this one first, are ready pods ([`declare_alike`]).
+    alike: u32,
 }
 
 impl<'a> PoolPod<'a> {
@@ -45,6 +47,7 @@ impl<'a> PoolPod<'a> {
             shape,
             created,
             ready: false,
+            alike: 1,
         }
     }
 
@@ -54,6 +57,7 @@ impl<'a> PoolPod<'a> {
             shape,
             created,
             ready: true,
+            alike: 1,
         }
     }
 
@@ -118,6 +122,55 @@ impl<'a> PodView<'a> for PoolPod<'a> {
     fn requests(&self) -> Option<&'a [ResourceRequest<'a>]> {
         self.shape.requests
     }
+    #[inline(always)]
+    fn alike(&self) -> usize {
+        usize::try_from(self.alike).unwrap_or(1)
+    }
+}
+
+/// Declares the pool's `ready` pods, its first ones, alike ([`PodView::alike`]): they differ
+/// only in their creation (and start) times and readiness transitions, and were created in
+/// order, oldest first. The engine then counts them without reading each one; the pods after
+/// them, still starting, declare nothing. Called whenever the number of ready pods changed.
+pub(super) fn declare_alike(pods: &mut [PoolPod<'_>], ready: usize) {
+    let ready = ready.min(pods.len());
+    let (alike, starting) = pods.split_at_mut(ready);
+    for (pod, left) in alike.iter_mut().zip((1..=ready).rev()) {
+        pod.alike = u32::try_from(left).unwrap_or(u32::MAX);
+    }
+    for pod in starting {
+        pod.alike = 1;
+    }
+}
+
+/// Whether every pod's [`PodView::alike`] declaration holds of `pods`: what
+/// [`declare_alike`] promises the engine, checked against the pods' own methods, in one pass
+/// from the end (each pod's declared run must lie within the stretch of pods that read alike
+/// pairwise from it on).
+pub(super) fn alike_holds(pods: &[PoolPod<'_>]) -> bool {
+    let pair_alike = |a: &PoolPod<'_>, b: &PoolPod<'_>| {
+        a.phase() == b.phase()
+            && a.deleted() == b.deleted()
+            && a.ready().map(|r| r.status) == b.ready().map(|r| r.status)
+            && std::ptr::eq(a.containers(), b.containers())
+            && a.requests().map(<[_]>::as_ptr) == b.requests().map(<[_]>::as_ptr)
+            && a.requests().map(<[_]>::len) == b.requests().map(<[_]>::len)
+            && a.start_time().is_some()
+            && b.start_time().is_some()
+            && a.start_time() <= b.start_time()
+    };
+    // `end`: one past the last pod that reads alike with every pod from `i` on.
+    let mut end = pods.len();
+    for (i, pod) in pods.iter().enumerate().rev() {
+        let after = i.saturating_add(1);
+        if pods.get(after).is_some_and(|next| !pair_alike(pod, next)) {
+            end = after;
+        }
+        if pod.alike() > 1 && i.saturating_add(pod.alike()).min(pods.len()) > end {
+            return false;
+        }
+    }
+    true
 }
 
 /// A pod's slot for one metric, and its sample: taken at the evaluation time over
@@ -193,21 +246,29 @@ mod tests {
     use hpa::input::ContainerKind;
     use hpa::Quantity;
 
+    /// A request of one cpu.
+    const CPU: [ResourceRequest<'static>; 1] = [ResourceRequest {
+        resource: "cpu",
+        quantity: Quantity::from_milli(1000),
+    }];
+
+    /// A regular container `app` with `requests`.
+    fn app<'a>(requests: &'a [ResourceRequest<'a>]) -> [Container<'a>; 1] {
+        [Container {
+            name: "app",
+            kind: ContainerKind::Regular,
+            requests,
+        }]
+    }
+
     /// The compact pods are small, and read as the pods the pool model built as the core's
     /// structs before (phase, readiness and its transition, start time, template).
     #[test]
     fn pool_pods_read_as_the_pool_models_pods() {
         assert!(std::mem::size_of::<PoolPod<'_>>() <= 24);
         assert!(std::mem::size_of::<PoolSample<'_>>() <= 16);
-        let cpu = [ResourceRequest {
-            resource: "cpu",
-            quantity: Quantity::from_milli(1000),
-        }];
-        let containers = [Container {
-            name: "app",
-            kind: ContainerKind::Regular,
-            requests: &cpu,
-        }];
+        let cpu = CPU;
+        let containers = app(&cpu);
         let pod_level = [ResourceRequest {
             resource: "memory",
             quantity: Quantity::from_milli(5),
@@ -288,5 +349,53 @@ mod tests {
         assert_eq!(read.milli(), sample.milli());
         assert_eq!(read.containers(), sample.containers());
         assert_eq!(read.window(), sample.window());
+    }
+
+    /// The pool declares its ready pods alike, and the check of the declarations finds a
+    /// false one: a pod declared alike with a pod still starting, or with a pod of another
+    /// template, or with a pod started earlier.
+    #[test]
+    fn the_pools_alike_declarations_hold_and_false_ones_are_found() {
+        let cpu = CPU;
+        let containers = app(&cpu);
+        let other_containers = containers;
+        let shape = Shape {
+            containers: &containers,
+            requests: None,
+            startup_delay: 30_000,
+        };
+        let other = Shape {
+            containers: &other_containers,
+            requests: None,
+            startup_delay: 30_000,
+        };
+        let mut pods: Vec<PoolPod<'_>> = (0..5).map(|_| PoolPod::ready(&shape, -60_000)).collect();
+        pods.extend((0..3).map(|i| PoolPod::ready(&shape, i * 15_000)));
+        pods.extend((0..4).map(|_| PoolPod::pending(&shape, 90_000)));
+        assert!(alike_holds(&pods), "nothing declared yet");
+        declare_alike(&mut pods, 8);
+        assert_eq!(
+            pods.iter().map(PodView::alike).collect::<Vec<_>>(),
+            [8, 7, 6, 5, 4, 3, 2, 1, 1, 1, 1, 1]
+        );
+        assert!(alike_holds(&pods));
+        // Declared over the first starting pod.
+        declare_alike(&mut pods, 9);
+        assert!(!alike_holds(&pods));
+        // Fewer ready pods after a scale-down.
+        pods.truncate(6);
+        declare_alike(&mut pods, 6);
+        assert!(alike_holds(&pods));
+        // Another template, or an earlier start, within a declared run.
+        let mut mixed = pods.clone();
+        mixed[3] = PoolPod::ready(&other, mixed[3].created);
+        declare_alike(&mut mixed, 6);
+        assert!(!alike_holds(&mixed));
+        let mut unordered = pods.clone();
+        unordered[5] = PoolPod::ready(&shape, -120_000);
+        declare_alike(&mut unordered, 6);
+        assert!(!alike_holds(&unordered));
+        declare_alike(&mut unordered, 5);
+        assert!(alike_holds(&unordered));
     }
 }
