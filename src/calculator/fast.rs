@@ -94,6 +94,10 @@ fn same_containers<'a, C: ContainerView<'a>>(a: &[C], b: &[C], named: bool) -> b
     core::ptr::eq(a, b) || equal_containers(a, b, named)
 }
 
+// Out of line and cold: pods of one template usually share the slice, and inlined into
+// [`run_values`]'s loop this comparison spilled the loop's state to the stack.
+#[cold]
+#[inline(never)]
 fn equal_containers<'a, C: ContainerView<'a>>(a: &[C], b: &[C], named: bool) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
