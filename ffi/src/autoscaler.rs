@@ -465,7 +465,8 @@ unsafe fn decide(
     let decision = engine
         .evaluate(hpa, settings, &observation)
         .map_err(|e| evaluate_error(e).status)?;
-    messages.after_evaluation(&decision);
+    let mut names = decision::Names::new();
+    messages.after_evaluation(&decision, &mut names);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
     // overlaps no input nor the state.
     let out = unsafe { uninit(decision_out) };
@@ -473,7 +474,7 @@ unsafe fn decide(
         out,
         &decision,
         (&observation, settings, views.pod_values_not_negative()),
-        messages,
+        (messages, &mut names),
         engine.status().desired_replicas,
     );
     Ok(())

@@ -234,3 +234,94 @@ fn damage_to_a_configured_autoscaler_is_refused() {
     println!("{refused} damaged bytes refused, {unused} not in use");
     assert!(refused > 0);
 }
+
+/// A C text up to its NUL.
+fn c_text(t: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = t
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8(bytes).expect("UTF-8")
+}
+
+/// `text` as an array of `capacity` bytes holds it: whole when it fits with its NUL, else cut
+/// at a character boundary to leave room for `...`.
+fn cut(text: &str, capacity: usize) -> String {
+    if text.len() < capacity {
+        return text.to_string();
+    }
+    let mut end = capacity - 1 - 3;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+#[test]
+fn metric_names_of_any_length_are_written_whole_or_cut_in_every_text() {
+    // The name goes into the metric's result, the rescale reason and the ScalingActive
+    // message, each cut to its own array: short names are formatted once and copied, names
+    // longer than a message are formatted into each text.
+    let lens: &[usize] = if cfg!(miri) {
+        &[1, 300, 600]
+    } else {
+        &[
+            1, 200, 238, 239, 240, 255, 256, 300, 420, 421, 422, 490, 511, 512, 600, 1500,
+        ]
+    };
+    for &len in lens {
+        for letter in ["q", "\u{e9}"] {
+            let metric: String = letter.repeat((len / letter.len()).max(1));
+            let mut w = World::new(3, &mut Rng::new(len as u64));
+            // The External metric alone, far above its target: it scales up.
+            w.metrics.swap(0, 2);
+            w.values.swap(0, 2);
+            w.metrics[0].name = hpa_str {
+                ptr: metric.as_ptr().cast(),
+                len: metric.len(),
+            };
+            w.config.metrics_len = 1;
+            w.obs.metrics_len = 1;
+            let name = format!("external metric {metric}(<nil>)");
+            let mut a = new_autoscaler();
+            let mut error: Box<hpa_field_error> = Box::new(zeroed());
+            let status = configure(&mut a, &w.config, &mut error);
+            assert_eq!(status, hpa_status::Ok, "{len} {}", c_text(&error.message));
+            let mut passed = new_autoscaler();
+            for kept in [true, false] {
+                let mut d: Box<hpa_decision> = Box::new(zeroed());
+                let status = if kept {
+                    evaluate_configured(&mut a, &w, &mut d)
+                } else {
+                    evaluate(&mut passed, &w, &mut d)
+                };
+                assert_eq!(status, hpa_status::Ok, "{len}");
+                assert_eq!(d.rescale_reason, hpa_rescale_reason::AboveTarget as u32);
+                assert_eq!(
+                    c_text(&d.reason),
+                    cut(&format!("{name} above target"), HPA_MESSAGE_CAPACITY),
+                    "{len} {letter}"
+                );
+                assert_eq!(
+                    c_text(&d.metrics[0].name),
+                    cut(&name, HPA_NAME_CAPACITY),
+                    "{len} {letter}"
+                );
+                let active = &d.conditions[1];
+                assert_eq!(active.r#type, hpa_condition_type::ScalingActive as u32);
+                assert_eq!(
+                    c_text(&active.message),
+                    cut(
+                        &format!(
+                            "the HPA was able to successfully calculate a replica count from \
+                             {name}"
+                        ),
+                        HPA_MESSAGE_CAPACITY
+                    ),
+                    "{len} {letter}"
+                );
+            }
+        }
+    }
+}
