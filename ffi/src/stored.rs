@@ -466,7 +466,13 @@ impl StoredConfig {
         raw::utf8(bytes).map_err(|_| corrupt())
     }
 
-    fn metric(&self, m: &StoredMetric) -> Result<MetricSpec<'_>, Fault> {
+    /// The metric `m` read back into `slot`, in place: built in a local and then moved, the
+    /// 448-byte spec went through several copies.
+    fn metric<'a>(
+        &'a self,
+        m: &StoredMetric,
+        slot: &mut MaybeUninit<MetricSpec<'a>>,
+    ) -> Result<(), Fault> {
         let target = config::target(&hpa_metric_target {
             r#type: m.target_type,
             fields: m.target_fields,
@@ -475,7 +481,9 @@ impl StoredConfig {
             average_utilization: m.average_utilization,
         })
         .map_err(|_| corrupt())?;
-        let source = enums::metric_source_type(m.source).ok_or_else(corrupt)?;
+        let source = enums::metric_source_type(m.source)
+            .flatten()
+            .ok_or_else(corrupt)?;
         let identifier = || -> Result<MetricIdentifier<'_>, Fault> {
             Ok(MetricIdentifier {
                 name: self.text(m.name)?,
@@ -486,32 +494,31 @@ impl StoredConfig {
                 selector_invalid: m.selector_invalid == 1,
             })
         };
-        let mut spec = MetricSpec {
-            type_: source,
+        let spec = slot.write(MetricSpec {
+            type_: Some(source),
             ..MetricSpec::default()
-        };
+        });
         match source {
-            None => return Err(corrupt()),
-            Some(MetricSourceType::Resource) => {
+            MetricSourceType::Resource => {
                 spec.resource = Some(ResourceMetricSource {
                     name: self.text(m.name)?,
                     target,
                 })
             }
-            Some(MetricSourceType::ContainerResource) => {
+            MetricSourceType::ContainerResource => {
                 spec.container_resource = Some(ContainerResourceMetricSource {
                     name: self.text(m.name)?,
                     container: self.text(m.container)?,
                     target,
                 })
             }
-            Some(MetricSourceType::Pods) => {
+            MetricSourceType::Pods => {
                 spec.pods = Some(PodsMetricSource {
                     metric: identifier()?,
                     target,
                 })
             }
-            Some(MetricSourceType::Object) => {
+            MetricSourceType::Object => {
                 spec.object = Some(ObjectMetricSource {
                     described_object: CrossVersionObjectReference {
                         kind: self.text(m.kind)?,
@@ -522,14 +529,14 @@ impl StoredConfig {
                     target,
                 })
             }
-            Some(MetricSourceType::External) => {
+            MetricSourceType::External => {
                 spec.external = Some(ExternalMetricSource {
                     metric: identifier()?,
                     target,
                 })
             }
         }
-        Ok(spec)
+        Ok(())
     }
 
     /// The configuration read back into `out` (its metrics, policies and settings); then
@@ -544,7 +551,7 @@ impl StoredConfig {
         let stored = self.metrics.get(..len).ok_or_else(corrupt)?;
         out.metrics_len = 0;
         for (slot, m) in out.metrics.iter_mut().zip(stored) {
-            slot.write(self.metric(m)?);
+            self.metric(m, slot)?;
             out.metrics_len += 1;
         }
         Ok(())
