@@ -2,7 +2,8 @@
 //! every call compares before it reads the state and stores again for what it changed.
 //!
 //! The bytes in use are cut in parts, each with its own digest: the fixed part (the marker,
-//! the rings' headers, the engine's other fields and the messages' bytes in use), the scale
+//! the rings' headers, the engine's other fields, of its summaries of folded entries those in
+//! use, and the messages' bytes in use), the scale
 //! events' ring (its bytes in use), the stored configuration (its bytes in use; evaluations
 //! only read it) and the recommendations' ring in blocks of [`BLOCK`] bytes (each block's
 //! bytes in use). A call compares every digest on entry, since it may read any
@@ -89,6 +90,14 @@ pub(crate) mod layout {
     pub(crate) const EVENT_BYTES: usize = EVENT_HEADER + RING_HEADER;
     /// The engine's fields after the rings.
     pub(crate) const REST: usize = EVENT_BYTES + EVENT_CAPACITY;
+    /// The history's summaries of folded entries come first there: per ring its generations'
+    /// slots, then their count (a byte) and seven reserved bytes.
+    pub(crate) const SLOT: usize = 8 + 4 + 4;
+    pub(crate) const GENERATIONS: usize = hpa::history::GENERATIONS;
+    pub(crate) const SLOTS: usize = GENERATIONS * SLOT;
+    pub(crate) const FOLDED: usize = SLOTS + 8;
+    /// The engine's fields after the two rings' summaries.
+    pub(crate) const AFTER_FOLDED: usize = REST + 2 * FOLDED;
     pub(crate) const MESSAGES: usize = offset_of!(State, messages);
 }
 
@@ -154,13 +163,25 @@ impl Chain {
     }
 }
 
-/// The fixed part's digest.
+/// The fixed part's digest. Of each ring's summaries, the count and the slots the engine
+/// reads: `slots[..count]`, or all of them when the count is beyond their number (a damaged
+/// count: the engine's pruning and merging then read the first slots). A slot past the count
+/// is written before the count takes it in, so its bytes are not in use (and a history seldom
+/// folds anything: 2 × 128 bytes not digested twice an evaluation).
 fn fixed(state: &State, all: &[u8]) -> u64 {
     let run = |from: usize, to: usize| all.get(from..to).unwrap_or(&[]);
     let mut c = Chain(P1);
     c.bytes(run(0, layout::RECOMMENDATION_BYTES));
     c.bytes(run(layout::EVENT_HEADER, layout::EVENT_BYTES));
-    c.bytes(run(layout::REST, layout::MESSAGES));
+    for folded in [layout::REST, layout::REST + layout::FOLDED] {
+        let count = run(folded + layout::SLOTS, folded + layout::FOLDED);
+        let used = count
+            .first()
+            .map_or(0, |&len| usize::from(len).min(layout::GENERATIONS));
+        c.bytes(count);
+        c.bytes(run(folded, folded + used * layout::SLOT));
+    }
+    c.bytes(run(layout::AFTER_FOLDED, layout::MESSAGES));
     for message in [
         &state.messages.scaling_active,
         &state.messages.update_failure,
