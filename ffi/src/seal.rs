@@ -7,7 +7,9 @@
 //! events' ring (its bytes in use), the stored configuration (its bytes in use; evaluations
 //! only read it) and the recommendations' ring in blocks of [`BLOCK`] bytes (each block's
 //! bytes in use). A call compares every digest on entry, since it may read any
-//! part; an evaluation then stores again only the fixed part's and those of the blocks its
+//! part (an evaluation scans a whole stabilization window when its kept extreme no longer
+//! holds, and drops any number of aged entries: which blocks it decodes is known only once
+//! it ran, docs/performance.md#storage-check); an evaluation then stores again only the fixed part's and those of the blocks its
 //! recommendation reached (the ring's ends moved over them), not the whole history's. The
 //! recommendations' bytes in use only change where the ring's ends move, or all of them when
 //! the ring moves its bytes to its start (its head then goes back), and an evaluation writes
