@@ -431,7 +431,7 @@ unsafe fn evaluate(
         decide(
             (&mut state.engine, &mut state.messages),
             (&hpa, &converted.settings),
-            obs,
+            (obs, &[]),
             &outputs,
             decision_out,
         )
@@ -448,7 +448,7 @@ unsafe fn evaluate(
 unsafe fn decide(
     (engine, messages): (&mut Autoscaler, &mut Messages),
     (hpa, settings): (&Hpa<'_>, &Settings),
-    obs: &hpa_observation,
+    (obs, known): (&hpa_observation, &[Option<&str>]),
     outputs: &Outputs,
     decision_out: *mut hpa_decision,
 ) -> Result<(), hpa_status> {
@@ -465,7 +465,7 @@ unsafe fn decide(
     let decision = engine
         .evaluate(hpa, settings, &observation)
         .map_err(|e| evaluate_error(e).status)?;
-    let mut names = decision::Names::new();
+    let mut names = decision::Names::new(hpa.metrics(), known);
     messages.after_evaluation(&decision, &mut names);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
     // overlaps no input nor the state.
@@ -620,13 +620,14 @@ unsafe fn evaluate_configured(
     let mut loaded = Loaded::new();
     state.config.load(&mut loaded).map_err(fault)?;
     let settings = loaded.settings;
+    let names = loaded.names;
     let hpa = loaded.hpa(&state.config).map_err(fault)?;
     // SAFETY: the caller's contract; `outputs` hold what the call writes.
     unsafe {
         decide(
             (&mut state.engine, &mut state.messages),
             (&hpa, &settings),
-            obs,
+            (obs, &names),
             &outputs,
             decision_out,
         )

@@ -153,8 +153,13 @@ pub struct hpa_scaling_status {
 
 /// A metric's name as upstream writes it ([`MetricName`]), formatted once for the texts of an
 /// evaluation that repeat it (the metric's result, the rescale reason, the ScalingActive
-/// message) and copied into each: the name is a function of the metric's spec alone.
-pub(crate) struct Names {
+/// message) and copied into each: the name is a function of the metric's spec alone. Names a
+/// kept configuration holds (formatted by `hpa_autoscaler_configure`) are not formatted again.
+pub(crate) struct Names<'k> {
+    /// The address of the evaluation's first metric spec; `known[i]` is the name of the spec
+    /// `i` places further.
+    first: usize,
+    known: &'k [Option<&'k str>],
     /// The address of the spec whose name `buf` holds, or null.
     spec: *const (),
     buf: [MaybeUninit<u8>; HPA_MESSAGE_CAPACITY],
@@ -163,10 +168,12 @@ pub(crate) struct Names {
     len: Option<usize>,
 }
 
-impl Names {
-    /// No name formatted yet.
-    pub(crate) const fn new() -> Names {
+impl<'k> Names<'k> {
+    /// No name formatted yet; `known[i]`, when set, is the name of `metrics[i]`.
+    pub(crate) fn new(metrics: &[MetricSpec<'_>], known: &'k [Option<&'k str>]) -> Names<'k> {
         Names {
+            first: metrics.as_ptr() as usize,
+            known: known.get(..metrics.len()).unwrap_or(&[]),
             spec: core::ptr::null(),
             buf: [MaybeUninit::uninit(); HPA_MESSAGE_CAPACITY],
             len: None,
@@ -176,6 +183,15 @@ impl Names {
     /// The name of `spec`'s metric, or `None` when it is too long to keep whole. Specs are
     /// told apart by their address: while `self` lives, a spec is not changed.
     fn of(&mut self, spec: &MetricSpec<'_>) -> Option<&str> {
+        if !self.known.is_empty() {
+            let offset = (core::ptr::from_ref(spec) as usize).wrapping_sub(self.first);
+            let size = core::mem::size_of::<MetricSpec<'_>>();
+            if offset.is_multiple_of(size) {
+                if let Some(&Some(name)) = self.known.get(offset / size) {
+                    return Some(name);
+                }
+            }
+        }
         let at = core::ptr::from_ref(spec).cast::<()>();
         if at != self.spec {
             let mut t = Text::uninit(&mut self.buf);
@@ -222,7 +238,7 @@ impl Messages {
     }
 
     /// Records the ScalingActive message of an evaluation that evaluated its metrics.
-    pub(crate) fn after_evaluation(&mut self, decision: &Decision<'_>, names: &mut Names) {
+    pub(crate) fn after_evaluation(&mut self, decision: &Decision<'_>, names: &mut Names<'_>) {
         if decision.metrics.is_empty() {
             return;
         }
@@ -429,7 +445,7 @@ fn write_metric(
     out: &mut MaybeUninit<hpa_metric_result>,
     outcome: &MetricOutcome<'_>,
     reading: Reading,
-    names: &mut Names,
+    names: &mut Names<'_>,
 ) {
     let p = out.as_mut_ptr();
     // The numbers are taken in each arm, apart from the writes: writing a proposal's fields
@@ -511,7 +527,7 @@ pub(crate) fn write_decision(
     out: &mut MaybeUninit<hpa_decision>,
     decision: &Decision<'_>,
     (obs, settings, pod_values_not_negative): (&CObservation<'_>, &Settings, bool),
-    (messages, names): (&Messages, &mut Names),
+    (messages, names): (&Messages, &mut Names<'_>),
     desired_replicas: i32,
 ) {
     let p = out.as_mut_ptr();

@@ -325,3 +325,47 @@ fn metric_names_of_any_length_are_written_whole_or_cut_in_every_text() {
         }
     }
 }
+
+#[test]
+fn names_kept_or_not_for_want_of_room_read_the_same() {
+    // `hpa_autoscaler_configure` keeps each metric's name for the messages after the
+    // configuration's strings, where it fits: a first name that fits, then one the strings
+    // before it leave no room for, then one longer than a message.
+    for (first, second) in [(10, 20), (480, 1400), (480, 300), (30, 1000)] {
+        let queue = "q".repeat(first);
+        let qps = "p".repeat(second);
+        let mut w = World::new(4, &mut Rng::new(first as u64));
+        w.metrics.swap(0, 2);
+        w.values.swap(0, 2);
+        w.metrics[0].name = hpa_str {
+            ptr: queue.as_ptr().cast(),
+            len: queue.len(),
+        };
+        w.metrics[1].name = hpa_str {
+            ptr: qps.as_ptr().cast(),
+            len: qps.len(),
+        };
+        w.config.metrics_len = 2;
+        w.obs.metrics_len = 2;
+        let mut a = new_autoscaler();
+        let mut error: Box<hpa_field_error> = Box::new(zeroed());
+        assert_eq!(configure(&mut a, &w.config, &mut error), hpa_status::Ok);
+        let mut passed = new_autoscaler();
+        for step in 0..3 {
+            w.obs.now_ms = 60_000 + 15_000 * step;
+            w.series[0] = 40_000 + 30_000 * step;
+            let (mut d1, mut d2): (Box<hpa_decision>, Box<hpa_decision>) =
+                (Box::new(zeroed()), Box::new(zeroed()));
+            assert_eq!(evaluate_configured(&mut a, &w, &mut d1), hpa_status::Ok);
+            assert_eq!(evaluate(&mut passed, &w, &mut d2), hpa_status::Ok);
+            assert_eq!(
+                decision_fields(&d1),
+                decision_fields(&d2),
+                "{first} {second}"
+            );
+            assert_eq!(d1.metrics_len, 2);
+            assert!(c_text(&d1.metrics[0].name).starts_with("external metric qqq"));
+            assert!(c_text(&d1.metrics[1].name).starts_with("pods metric ppp"));
+        }
+    }
+}
