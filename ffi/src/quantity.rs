@@ -243,7 +243,7 @@ pub(crate) fn decimal_si_milli(milli: i64, buf: &mut [u8; DECIMAL_SI_MILLI_BYTES
     }
     let at = decimal_before(buf, end, m, milli < 0);
     // ASCII digits, sign and letter.
-    core::str::from_utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
+    raw::utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
 }
 
 #[cfg(test)]

@@ -214,7 +214,7 @@ pub(crate) const I32_DECIMAL_BYTES: usize = 11;
 pub(crate) fn i32_decimal(n: i32, buf: &mut [u8; I32_DECIMAL_BYTES]) -> &str {
     let at = decimal_before(buf, I32_DECIMAL_BYTES, u64::from(n.unsigned_abs()), n < 0);
     // ASCII digits and sign.
-    core::str::from_utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
+    crate::raw::utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
 }
 
 /// Writes `m`'s decimal digits, after a `-` when `negative`, so that they end just before
