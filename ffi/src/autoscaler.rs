@@ -92,7 +92,7 @@ const MAGIC: u64 = 0x6870_615F_0000_0000
 const FIELD_BYTES: usize = 8 // magic
     + layout::RING_HEADER + RECOMMENDATION_CAPACITY // recommendation ring: region, bytes
     + layout::RING_HEADER + EVENT_CAPACITY // scale-event ring
-    + 2 * (8 * (8 + 4 + 4) + 1 + 7) // summary generations: slots, len, reserved
+    + 2 * layout::FOLDED // summary generations: slots, len, reserved
     + (2 * 4 + 2 * 8) // scale-event lists: lengths, cutoffs
     + 2 * (4 + 4 + 4) // stabilization extremes: first instant, holder, value
     + (1 + 7) // history: seeded, reserved
@@ -431,7 +431,7 @@ unsafe fn evaluate(
         decide(
             (&mut state.engine, &mut state.messages),
             (&hpa, &converted.settings),
-            obs,
+            (obs, &[]),
             &outputs,
             decision_out,
         )
@@ -448,7 +448,7 @@ unsafe fn evaluate(
 unsafe fn decide(
     (engine, messages): (&mut Autoscaler, &mut Messages),
     (hpa, settings): (&Hpa<'_>, &Settings),
-    obs: &hpa_observation,
+    (obs, known): (&hpa_observation, &[Option<&str>]),
     outputs: &Outputs,
     decision_out: *mut hpa_decision,
 ) -> Result<(), hpa_status> {
@@ -465,7 +465,8 @@ unsafe fn decide(
     let decision = engine
         .evaluate(hpa, settings, &observation)
         .map_err(|e| evaluate_error(e).status)?;
-    messages.after_evaluation(&decision);
+    let mut names = decision::Names::new(hpa.metrics(), known);
+    messages.after_evaluation(&decision, &mut names);
     // SAFETY: `decision_out` is not NULL, aligned, writable by the caller's contract, and
     // overlaps no input nor the state.
     let out = unsafe { uninit(decision_out) };
@@ -473,7 +474,7 @@ unsafe fn decide(
         out,
         &decision,
         (&observation, settings, views.pod_values_not_negative()),
-        messages,
+        (messages, &mut names),
         engine.status().desired_replicas,
     );
     Ok(())
@@ -619,13 +620,14 @@ unsafe fn evaluate_configured(
     let mut loaded = Loaded::new();
     state.config.load(&mut loaded).map_err(fault)?;
     let settings = loaded.settings;
+    let names = loaded.names;
     let hpa = loaded.hpa(&state.config).map_err(fault)?;
     // SAFETY: the caller's contract; `outputs` hold what the call writes.
     unsafe {
         decide(
             (&mut state.engine, &mut state.messages),
             (&hpa, &settings),
-            obs,
+            (obs, &names),
             &outputs,
             decision_out,
         )
@@ -1021,7 +1023,13 @@ mod tests {
             let we_noticed = Seal::of(&damaged) != ours;
             let in_ring = (layout::RECOMMENDATION_BYTES..layout::EVENT_HEADER).contains(&offset)
                 || (layout::EVENT_BYTES..layout::REST).contains(&offset);
-            if in_ring {
+            // Nothing is folded: every summary slot is free (`summary_slots_in_use_only`).
+            let in_free_slot = [layout::REST, layout::REST + layout::FOLDED]
+                .iter()
+                .any(|&folded| (folded..folded + layout::SLOTS).contains(&offset));
+            if in_free_slot {
+                assert!(!we_noticed, "free summary slot byte at {offset}");
+            } else if in_ring {
                 assert_eq!(we_noticed, engine_noticed, "ring byte at {offset}");
             } else {
                 assert!(we_noticed || !engine_noticed, "byte at {offset}");
@@ -1029,5 +1037,43 @@ mod tests {
             noticed += usize::from(we_noticed);
         }
         std::println!("{noticed} bytes noticed");
+    }
+
+    /// Of the summaries of folded entries, the digests cover the count and the slots the
+    /// engine reads: `slots[..count]`, or every slot when the count is beyond their number.
+    #[test]
+    fn summary_slots_in_use_only() {
+        let reference = with_history();
+        for counts in [[0_u8, 0], [3, 1], [8, 200], [9, 255]] {
+            // SAFETY: plain data: any bytes are a `State`.
+            let mut counted: State = unsafe { core::ptr::from_ref(&reference).read() };
+            let at = |folded: usize| folded + layout::SLOTS;
+            for (folded, count) in [layout::REST, layout::REST + layout::FOLDED]
+                .iter()
+                .zip(counts)
+            {
+                // SAFETY: within the state's bytes.
+                unsafe {
+                    *core::ptr::from_mut(&mut counted)
+                        .cast::<u8>()
+                        .add(at(*folded)) = count
+                };
+            }
+            let ours = Seal::of(&counted);
+            for (folded, count) in [layout::REST, layout::REST + layout::FOLDED]
+                .iter()
+                .zip(counts)
+            {
+                let used = usize::from(count).min(layout::GENERATIONS) * layout::SLOT;
+                for offset in (*folded..at(*folded) + 8).step_by(if cfg!(miri) { 7 } else { 1 }) {
+                    // SAFETY: as above.
+                    let mut damaged: State = unsafe { core::ptr::from_ref(&counted).read() };
+                    // SAFETY: as above.
+                    unsafe { *core::ptr::from_mut(&mut damaged).cast::<u8>().add(offset) ^= 0x10 };
+                    let in_use = offset < folded + used || offset >= at(*folded);
+                    assert_eq!(Seal::of(&damaged) != ours, in_use, "{counts:?} {offset}");
+                }
+            }
+        }
     }
 }

@@ -14,7 +14,10 @@ use hpa::{Decision, RescaleReason, Settings};
 use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale_reason};
 use crate::out::{elements, field};
 use crate::quantity::{decimal_si_milli, DECIMAL_SI_MILLI_BYTES};
-use crate::text::{write_display_uninit, write_str_uninit, Stored, Text};
+use crate::text::{
+    i32_decimal, write_display_uninit, write_pieces_uninit, write_str_uninit, Stored, Text,
+    I32_DECIMAL_BYTES,
+};
 use crate::view::CObservation;
 use crate::{
     HPA_MAX_CONDITIONS, HPA_MAX_METRICS, HPA_MESSAGE_CAPACITY, HPA_NAME_CAPACITY,
@@ -148,6 +151,73 @@ pub struct hpa_scaling_status {
     pub conditions: [hpa_condition; HPA_MAX_CONDITIONS],
 }
 
+/// A metric's name as upstream writes it ([`MetricName`]), formatted once for the texts of an
+/// evaluation that repeat it (the metric's result, the rescale reason, the ScalingActive
+/// message) and copied into each: the name is a function of the metric's spec alone. Names a
+/// kept configuration holds (formatted by `hpa_autoscaler_configure`) are not formatted again.
+pub(crate) struct Names<'k> {
+    /// The address of the evaluation's first metric spec; `known[i]` is the name of the spec
+    /// `i` places further.
+    first: usize,
+    known: &'k [Option<&'k str>],
+    /// The address of the spec whose name `buf` holds, or null.
+    spec: *const (),
+    buf: [MaybeUninit<u8>; HPA_MESSAGE_CAPACITY],
+    /// The name's length, or `None` when it does not fit in `buf` (longer than any text it
+    /// goes into: it is then formatted into each, to be cut as that text cuts it).
+    len: Option<usize>,
+}
+
+impl<'k> Names<'k> {
+    /// No name formatted yet; `known[i]`, when set, is the name of `metrics[i]`.
+    pub(crate) fn new(metrics: &[MetricSpec<'_>], known: &'k [Option<&'k str>]) -> Names<'k> {
+        Names {
+            first: metrics.as_ptr() as usize,
+            known: known.get(..metrics.len()).unwrap_or(&[]),
+            spec: core::ptr::null(),
+            buf: [MaybeUninit::uninit(); HPA_MESSAGE_CAPACITY],
+            len: None,
+        }
+    }
+
+    /// The name of `spec`'s metric, or `None` when it is too long to keep whole. Specs are
+    /// told apart by their address: while `self` lives, a spec is not changed.
+    fn of(&mut self, spec: &MetricSpec<'_>) -> Option<&str> {
+        if !self.known.is_empty() {
+            let offset = (core::ptr::from_ref(spec) as usize).wrapping_sub(self.first);
+            let size = core::mem::size_of::<MetricSpec<'_>>();
+            if offset.is_multiple_of(size) {
+                if let Some(&Some(name)) = self.known.get(offset / size) {
+                    return Some(name);
+                }
+            }
+        }
+        let at = core::ptr::from_ref(spec).cast::<()>();
+        if at != self.spec {
+            let mut t = Text::uninit(&mut self.buf);
+            let _ = fmt::write(&mut t, format_args!("{}", MetricName(spec)));
+            self.len = t.finish_whole().map(str::len);
+            self.spec = at;
+        }
+        let len = self.len?;
+        let written = self.buf.get(..len)?;
+        // SAFETY: `finish_whole` returned the first `len` bytes of `buf` as a `str`: they are
+        // initialized UTF-8, and nothing wrote `buf` since.
+        Some(unsafe {
+            core::str::from_utf8_unchecked(&*(core::ptr::from_ref(written) as *const [u8]))
+        })
+    }
+
+    /// Writes the name of `spec`'s metric, followed by `after`, into a text.
+    fn write(&mut self, out: &mut [MaybeUninit<c_char>], spec: &MetricSpec<'_>, after: &str) {
+        match self.of(spec) {
+            Some(name) if after.is_empty() => write_str_uninit(out, name),
+            Some(name) => write_pieces_uninit(out, &[name, after]),
+            None => write_display_uninit(out, &format_args!("{}{after}", MetricName(spec))),
+        };
+    }
+}
+
 /// Messages a condition keeps until it is set again, stored in the autoscaler state.
 #[derive(Clone, Copy)]
 #[repr(C)]
@@ -168,7 +238,7 @@ impl Messages {
     }
 
     /// Records the ScalingActive message of an evaluation that evaluated its metrics.
-    pub(crate) fn after_evaluation(&mut self, decision: &Decision<'_>) {
+    pub(crate) fn after_evaluation(&mut self, decision: &Decision<'_>, names: &mut Names<'_>) {
         if decision.metrics.is_empty() {
             return;
         }
@@ -188,13 +258,17 @@ impl Messages {
             .winner
             .and_then(|i| decision.metrics.get(i))
             .and_then(|o| match o {
-                MetricOutcome::Proposal(p) => Some(p.name()),
+                MetricOutcome::Proposal(p) => Some(p.spec),
                 MetricOutcome::Error(_) => None,
             });
+        const FROM: &str = "the HPA was able to successfully calculate a replica count from ";
         match winner {
-            Some(name) => self.scaling_active.set(&format_args!(
-                "the HPA was able to successfully calculate a replica count from {name}"
-            )),
+            Some(spec) => match names.of(spec) {
+                Some(name) => self.scaling_active.set_pieces(&[FROM, name]),
+                None => self
+                    .scaling_active
+                    .set(&format_args!("{FROM}{}", MetricName(spec))),
+            },
             None => self.scaling_active.set(&""),
         }
     }
@@ -247,47 +321,44 @@ impl fmt::Display for OuterPrefix<'_, '_> {
     }
 }
 
-/// Kubernetes' message of a condition.
-struct ConditionMessage<'m> {
+/// Kubernetes' message of a condition: a fixed text, the ScalingActive message kept in the
+/// state, or a fixed text followed by the replica count or the caller's text, written in
+/// pieces without `core::fmt` (each decision and status writes them).
+fn write_condition_message(
+    out: &mut [MaybeUninit<c_char>],
     condition: Condition,
-    messages: &'m Messages,
+    messages: &Messages,
     desired_replicas: i32,
-}
-
-impl ConditionMessage<'_> {
-    /// The message when it is a text to copy (fixed, or the ScalingActive message kept in the
-    /// state); `None` when it is formatted from a number or the caller's text.
-    fn plain(&self) -> Option<&str> {
-        match self.condition.reason {
-            Reason::SucceededRescale | Reason::FailedUpdateScale => None,
-            Reason::ValidMetricFound
-            | Reason::FailedGetResourceMetric
-            | Reason::FailedGetContainerResourceMetric
-            | Reason::FailedGetPodsMetric
-            | Reason::FailedGetObjectMetric
-            | Reason::FailedGetExternalMetric
-            | Reason::InvalidMetricSourceType => Some(self.messages.scaling_active.as_str()),
-            other => Some(other.fixed_message().unwrap_or("")),
+) {
+    match condition.reason {
+        Reason::SucceededRescale => {
+            let mut digits = [0; I32_DECIMAL_BYTES];
+            write_pieces_uninit(
+                out,
+                &[
+                    "the HPA controller was able to update the target scale to ",
+                    i32_decimal(desired_replicas, &mut digits),
+                ],
+            )
         }
-    }
-}
-
-impl fmt::Display for ConditionMessage<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.plain(), self.condition.reason) {
-            (Some(text), _) => f.write_str(text),
-            (None, Reason::SucceededRescale) => write!(
-                f,
-                "the HPA controller was able to update the target scale to {}",
-                self.desired_replicas
-            ),
-            (None, _) => write!(
-                f,
-                "the HPA controller was unable to update the target scale: {}",
-                self.messages.update_failure
-            ),
+        Reason::FailedUpdateScale => write_pieces_uninit(
+            out,
+            &[
+                "the HPA controller was unable to update the target scale: ",
+                messages.update_failure.as_str(),
+            ],
+        ),
+        Reason::ValidMetricFound
+        | Reason::FailedGetResourceMetric
+        | Reason::FailedGetContainerResourceMetric
+        | Reason::FailedGetPodsMetric
+        | Reason::FailedGetObjectMetric
+        | Reason::FailedGetExternalMetric
+        | Reason::InvalidMetricSourceType => {
+            write_str_uninit(out, messages.scaling_active.as_str())
         }
-    }
+        other => write_str_uninit(out, other.fixed_message().unwrap_or("")),
+    };
 }
 
 /// Writes conditions into C condition structs, which need not be initialized; returns how
@@ -304,16 +375,12 @@ pub(crate) fn write_conditions(
         field!(slot_p, r#type).write(enums::condition_type_value(c.type_) as u32);
         field!(slot_p, status).write(enums::condition_status_value(c.status) as u32);
         field!(slot_p, reason).write(enums::reason_value(c.reason) as u32);
-        let message = ConditionMessage {
-            condition: c,
+        write_condition_message(
+            elements(field!(slot_p, message)),
+            c,
             messages,
             desired_replicas,
-        };
-        // Copied without the formatting machinery when no number or text goes in.
-        match message.plain() {
-            Some(text) => write_str_uninit(elements(field!(slot_p, message)), text),
-            None => write_display_uninit(elements(field!(slot_p, message)), &message),
-        };
+        );
         n += 1;
     }
     n
@@ -378,6 +445,7 @@ fn write_metric(
     out: &mut MaybeUninit<hpa_metric_result>,
     outcome: &MetricOutcome<'_>,
     reading: Reading,
+    names: &mut Names<'_>,
 ) {
     let p = out.as_mut_ptr();
     // The numbers are taken in each arm, apart from the writes: writing a proposal's fields
@@ -441,11 +509,11 @@ fn write_metric(
     field!(p, error_reason).write(numbers.error_reason);
     match outcome {
         MetricOutcome::Proposal(proposal) => {
-            write_display_uninit(elements(field!(p, name)), &proposal.name());
+            names.write(elements(field!(p, name)), proposal.spec, "");
             write_str_uninit(elements(field!(p, error)), "");
         }
         MetricOutcome::Error(e) => {
-            write_display_uninit(elements(field!(p, name)), &MetricName(e.spec));
+            names.write(elements(field!(p, name)), e.spec, "");
             write_display_uninit(elements(field!(p, error)), e);
         }
     }
@@ -459,7 +527,7 @@ pub(crate) fn write_decision(
     out: &mut MaybeUninit<hpa_decision>,
     decision: &Decision<'_>,
     (obs, settings, pod_values_not_negative): (&CObservation<'_>, &Settings, bool),
-    messages: &Messages,
+    (messages, names): (&Messages, &mut Names<'_>),
     desired_replicas: i32,
 ) {
     let p = out.as_mut_ptr();
@@ -474,7 +542,18 @@ pub(crate) fn write_decision(
         RescaleReason::AboveMaxReplicas => hpa_rescale_reason::AboveMaxReplicas,
         RescaleReason::BelowMinReplicas => hpa_rescale_reason::BelowMinReplicas,
     } as u32);
-    write_display_uninit(elements(field!(p, reason)), &decision.reason);
+    let reason = elements(field!(p, reason));
+    match decision.reason {
+        RescaleReason::None => {
+            write_str_uninit(reason, "");
+        }
+        RescaleReason::AboveTarget(MetricName(spec)) => {
+            names.write(reason, spec, " above target");
+        }
+        _ => {
+            write_display_uninit(reason, &decision.reason);
+        }
+    }
     field!(p, has_proposal).write(u32::from(decision.proposal.is_some()));
     field!(p, proposal).write(decision.proposal.unwrap_or(0));
     field!(p, has_stabilized).write(u32::from(decision.stabilized.is_some()));
@@ -501,7 +580,7 @@ pub(crate) fn write_decision(
             }
             (MetricOutcome::Proposal(p), _) => metrics::reading(p.spec, values, obs, settings),
         };
-        write_metric(slot, outcome, reading);
+        write_metric(slot, outcome, reading, names);
         n += 1;
     }
     field!(p, metrics_len).write(n);

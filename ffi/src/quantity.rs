@@ -11,7 +11,7 @@ use crate::error::Fault;
 use crate::out::write_value;
 use crate::raw::{self, hpa_str};
 use crate::status::hpa_status;
-use crate::text::Text;
+use crate::text::{decimal_before, Text};
 use crate::HPA_QUANTITY_TEXT_CAPACITY;
 
 fn status_of(r: Result<(), Fault>) -> hpa_status {
@@ -237,28 +237,13 @@ pub(crate) fn decimal_si_milli(milli: i64, buf: &mut [u8; DECIMAL_SI_MILLI_BYTES
         15 => b"P",
         _ => b"",
     };
-    let mut at = DECIMAL_SI_MILLI_BYTES - suffix.len();
-    if let Some(tail) = buf.get_mut(at..) {
+    let end = DECIMAL_SI_MILLI_BYTES - suffix.len();
+    if let Some(tail) = buf.get_mut(end..) {
         tail.copy_from_slice(suffix);
     }
-    loop {
-        at -= 1;
-        if let Some(d) = buf.get_mut(at) {
-            *d = b'0' + (m % 10) as u8;
-        }
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if milli < 0 {
-        at -= 1;
-        if let Some(d) = buf.get_mut(at) {
-            *d = b'-';
-        }
-    }
+    let at = decimal_before(buf, end, m, milli < 0);
     // ASCII digits, sign and letter.
-    core::str::from_utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
+    raw::utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
 }
 
 #[cfg(test)]

@@ -2,11 +2,14 @@
 //! every call compares before it reads the state and stores again for what it changed.
 //!
 //! The bytes in use are cut in parts, each with its own digest: the fixed part (the marker,
-//! the rings' headers, the engine's other fields and the messages' bytes in use), the scale
+//! the rings' headers, the engine's other fields, of its summaries of folded entries those in
+//! use, and the messages' bytes in use), the scale
 //! events' ring (its bytes in use), the stored configuration (its bytes in use; evaluations
 //! only read it) and the recommendations' ring in blocks of [`BLOCK`] bytes (each block's
 //! bytes in use). A call compares every digest on entry, since it may read any
-//! part; an evaluation then stores again only the fixed part's and those of the blocks its
+//! part (an evaluation scans a whole stabilization window when its kept extreme no longer
+//! holds, and drops any number of aged entries: which blocks it decodes is known only once
+//! it ran, docs/performance.md#storage-check); an evaluation then stores again only the fixed part's and those of the blocks its
 //! recommendation reached (the ring's ends moved over them), not the whole history's. The
 //! recommendations' bytes in use only change where the ring's ends move, or all of them when
 //! the ring moves its bytes to its start (its head then goes back), and an evaluation writes
@@ -89,6 +92,14 @@ pub(crate) mod layout {
     pub(crate) const EVENT_BYTES: usize = EVENT_HEADER + RING_HEADER;
     /// The engine's fields after the rings.
     pub(crate) const REST: usize = EVENT_BYTES + EVENT_CAPACITY;
+    /// The history's summaries of folded entries come first there: per ring its generations'
+    /// slots, then their count (a byte) and seven reserved bytes.
+    pub(crate) const SLOT: usize = 8 + 4 + 4;
+    pub(crate) const GENERATIONS: usize = hpa::history::GENERATIONS;
+    pub(crate) const SLOTS: usize = GENERATIONS * SLOT;
+    pub(crate) const FOLDED: usize = SLOTS + 8;
+    /// The engine's fields after the two rings' summaries.
+    pub(crate) const AFTER_FOLDED: usize = REST + 2 * FOLDED;
     pub(crate) const MESSAGES: usize = offset_of!(State, messages);
 }
 
@@ -154,13 +165,25 @@ impl Chain {
     }
 }
 
-/// The fixed part's digest.
+/// The fixed part's digest. Of each ring's summaries, the count and the slots the engine
+/// reads: `slots[..count]`, or all of them when the count is beyond their number (a damaged
+/// count: the engine's pruning and merging then read the first slots). A slot past the count
+/// is written before the count takes it in, so its bytes are not in use (and a history seldom
+/// folds anything: 2 × 128 bytes not digested twice an evaluation).
 fn fixed(state: &State, all: &[u8]) -> u64 {
     let run = |from: usize, to: usize| all.get(from..to).unwrap_or(&[]);
     let mut c = Chain(P1);
     c.bytes(run(0, layout::RECOMMENDATION_BYTES));
     c.bytes(run(layout::EVENT_HEADER, layout::EVENT_BYTES));
-    c.bytes(run(layout::REST, layout::MESSAGES));
+    for folded in [layout::REST, layout::REST + layout::FOLDED] {
+        let count = run(folded + layout::SLOTS, folded + layout::FOLDED);
+        let used = count
+            .first()
+            .map_or(0, |&len| usize::from(len).min(layout::GENERATIONS));
+        c.bytes(count);
+        c.bytes(run(folded, folded + used * layout::SLOT));
+    }
+    c.bytes(run(layout::AFTER_FOLDED, layout::MESSAGES));
     for message in [
         &state.messages.scaling_active,
         &state.messages.update_failure,
@@ -210,15 +233,29 @@ impl<'a> Ring<'a> {
     }
 
     /// The digest of block `i`: its bytes in use.
+    #[inline(always)]
     fn block(&self, i: usize) -> u64 {
         let start = i * BLOCK;
+        let mut c = Chain(P1 ^ i as u64);
+        // A block wholly in use (most of a long history's): the same words as below, without
+        // the bounds and the remainder of a part-used one.
+        let whole = self
+            .bytes
+            .get(start..start + BLOCK)
+            .filter(|_| self.head <= start && start + BLOCK <= self.tail);
+        if let Some(Ok(words)) = whole.map(<&[u8; BLOCK]>::try_from) {
+            c.word(BLOCK as u64);
+            for w in words.chunks_exact(8) {
+                c.word(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+            }
+            return c.0;
+        }
         let end = (start + BLOCK).min(self.bytes.len());
         let live = self
             .bytes
             // `max` and `min`, not `clamp`, which asserts (and links a panic).
             .get(self.head.max(start).min(end)..self.tail.max(start).min(end))
             .unwrap_or(&[]);
-        let mut c = Chain(P1 ^ i as u64);
         c.bytes(live);
         c.0
     }

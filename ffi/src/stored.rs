@@ -9,8 +9,10 @@
 //! damage the storage check misses (probability about 2^-64) still cannot make the library
 //! misbehave. The storage check keeps a digest of its bytes in use ([`crate::seal`]).
 
+use core::fmt;
 use core::mem::{size_of, MaybeUninit};
 
+use hpa::metrics::MetricName;
 use hpa::spec::{
     Behavior, ContainerResourceMetricSource, CrossVersionObjectReference, ExternalMetricSource,
     HpaSpec, MetricIdentifier, MetricSourceType, MetricSpec, ObjectMetricSource, PodsMetricSource,
@@ -26,7 +28,8 @@ use crate::enums;
 use crate::error::{Detail, Fault};
 use crate::raw;
 use crate::status::hpa_status;
-use crate::{HPA_MAX_METRICS, HPA_MAX_POLICIES};
+use crate::text::Text;
+use crate::{HPA_MAX_METRICS, HPA_MAX_POLICIES, HPA_MESSAGE_CAPACITY};
 
 /// Bytes of the stored configuration's strings (metric names, containers, selectors, the
 /// described objects' references) together.
@@ -58,6 +61,9 @@ pub(crate) struct StoredMetric {
     kind: Span,
     object_name: Span,
     api_version: Span,
+    /// The metric's name as messages show it ([`MetricName`]), formatted once here rather than
+    /// by each evaluation; empty when it did not fit (each evaluation then formats it).
+    display: Span,
 }
 
 /// One direction of a behavior, as `hpa_scaling_rules` gives it.
@@ -126,7 +132,7 @@ const RULES_HEADER_BYTES: usize = 8 * 4 + 8;
 
 const _: () = {
     assert!(size_of::<Span>() == 8);
-    assert!(size_of::<StoredMetric>() == 6 * 4 + 2 * 8 + 6 * 8);
+    assert!(size_of::<StoredMetric>() == 6 * 4 + 2 * 8 + 7 * 8);
     assert!(size_of::<StoredRules>() == RULES_HEADER_BYTES + HPA_MAX_POLICIES * 12);
     assert!(size_of::<StoredSettings>() == 4 * 8 + 8 * 4);
     assert!(
@@ -309,6 +315,7 @@ fn store_metric(
         kind: Span { at: 0, len: 0 },
         object_name: Span { at: 0, len: 0 },
         api_version: Span { at: 0, len: 0 },
+        display: Span { at: 0, len: 0 },
     };
     let mut identifier = |out: &mut StoredMetric, id: &MetricIdentifier<'_>| {
         out.name = text.push(id.name)?;
@@ -399,7 +406,23 @@ pub(crate) unsafe fn store(
             *slot = metric;
         }
     }
-    out.text_len = text.len as u32;
+    // The metrics' names as messages show them, after the strings, each where it fits whole
+    // (in the room left, and shorter than a message: `decision::Names` keeps the same ones).
+    let mut end = text.len;
+    for (slot, m) in out.metrics.iter_mut().zip(specs) {
+        let room = out.text.get_mut(end..).unwrap_or(&mut []);
+        let room_len = room.len().min(HPA_MESSAGE_CAPACITY);
+        let mut t = Text::new(room.get_mut(..room_len).unwrap_or(&mut []));
+        let _ = fmt::write(&mut t, format_args!("{}", MetricName(m)));
+        if let Some(name) = t.finish_whole().filter(|n| !n.is_empty()) {
+            slot.display = Span {
+                at: end as u32,
+                len: name.len() as u32,
+            };
+            end += name.len();
+        }
+    }
+    out.text_len = end as u32;
     out.metrics_len = converted.metrics_len as u32;
     Ok(())
 }
@@ -417,6 +440,8 @@ pub(crate) struct Loaded<'a> {
     down: [ScalingPolicy; HPA_MAX_POLICIES],
     /// The controller settings.
     pub(crate) settings: Settings,
+    /// Each metric's name as messages show it, when it was kept.
+    pub(crate) names: [Option<&'a str>; HPA_MAX_METRICS],
 }
 
 /// A direction read back, its policies into `policies`.
@@ -466,7 +491,13 @@ impl StoredConfig {
         raw::utf8(bytes).map_err(|_| corrupt())
     }
 
-    fn metric(&self, m: &StoredMetric) -> Result<MetricSpec<'_>, Fault> {
+    /// The metric `m` read back into `slot`, in place: built in a local and then moved, the
+    /// 448-byte spec went through several copies.
+    fn metric<'a>(
+        &'a self,
+        m: &StoredMetric,
+        slot: &mut MaybeUninit<MetricSpec<'a>>,
+    ) -> Result<(), Fault> {
         let target = config::target(&hpa_metric_target {
             r#type: m.target_type,
             fields: m.target_fields,
@@ -475,7 +506,9 @@ impl StoredConfig {
             average_utilization: m.average_utilization,
         })
         .map_err(|_| corrupt())?;
-        let source = enums::metric_source_type(m.source).ok_or_else(corrupt)?;
+        let source = enums::metric_source_type(m.source)
+            .flatten()
+            .ok_or_else(corrupt)?;
         let identifier = || -> Result<MetricIdentifier<'_>, Fault> {
             Ok(MetricIdentifier {
                 name: self.text(m.name)?,
@@ -486,32 +519,31 @@ impl StoredConfig {
                 selector_invalid: m.selector_invalid == 1,
             })
         };
-        let mut spec = MetricSpec {
-            type_: source,
+        let spec = slot.write(MetricSpec {
+            type_: Some(source),
             ..MetricSpec::default()
-        };
+        });
         match source {
-            None => return Err(corrupt()),
-            Some(MetricSourceType::Resource) => {
+            MetricSourceType::Resource => {
                 spec.resource = Some(ResourceMetricSource {
                     name: self.text(m.name)?,
                     target,
                 })
             }
-            Some(MetricSourceType::ContainerResource) => {
+            MetricSourceType::ContainerResource => {
                 spec.container_resource = Some(ContainerResourceMetricSource {
                     name: self.text(m.name)?,
                     container: self.text(m.container)?,
                     target,
                 })
             }
-            Some(MetricSourceType::Pods) => {
+            MetricSourceType::Pods => {
                 spec.pods = Some(PodsMetricSource {
                     metric: identifier()?,
                     target,
                 })
             }
-            Some(MetricSourceType::Object) => {
+            MetricSourceType::Object => {
                 spec.object = Some(ObjectMetricSource {
                     described_object: CrossVersionObjectReference {
                         kind: self.text(m.kind)?,
@@ -522,14 +554,14 @@ impl StoredConfig {
                     target,
                 })
             }
-            Some(MetricSourceType::External) => {
+            MetricSourceType::External => {
                 spec.external = Some(ExternalMetricSource {
                     metric: identifier()?,
                     target,
                 })
             }
         }
-        Ok(spec)
+        Ok(())
     }
 
     /// The configuration read back into `out` (its metrics, policies and settings); then
@@ -543,8 +575,12 @@ impl StoredConfig {
         let len = self.metrics_len as usize;
         let stored = self.metrics.get(..len).ok_or_else(corrupt)?;
         out.metrics_len = 0;
-        for (slot, m) in out.metrics.iter_mut().zip(stored) {
-            slot.write(self.metric(m)?);
+        for ((slot, name), m) in out.metrics.iter_mut().zip(&mut out.names).zip(stored) {
+            self.metric(m, slot)?;
+            *name = match m.display.len {
+                0 => None,
+                _ => Some(self.text(m.display)?),
+            };
             out.metrics_len += 1;
         }
         Ok(())
@@ -586,6 +622,7 @@ impl<'a> Loaded<'a> {
             up: [policy; HPA_MAX_POLICIES],
             down: [policy; HPA_MAX_POLICIES],
             settings: Settings::DEFAULT,
+            names: [None; HPA_MAX_METRICS],
         }
     }
 

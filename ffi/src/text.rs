@@ -65,6 +65,16 @@ impl<'b> Text<'b> {
             return;
         }
         let avail = self.usable().saturating_sub(self.len);
+        if let Some(dst) = self.buf.get_mut(self.len..).filter(|_| s.len() <= avail) {
+            // The common case, the whole string: one copy. `dst` holds at least `avail` bytes.
+            // SAFETY: `dst` holds at least `s.len()` bytes, `MaybeUninit<u8>` has `u8`'s
+            // layout, and a string cannot overlap the buffer borrowed mutably.
+            unsafe {
+                core::ptr::copy_nonoverlapping(s.as_ptr(), dst.as_mut_ptr().cast::<u8>(), s.len());
+            }
+            self.len = self.len.saturating_add(s.len());
+            return;
+        }
         let take = if s.len() <= avail {
             s.len()
         } else {
@@ -100,6 +110,11 @@ impl<'b> Text<'b> {
 
     /// Terminates the text (with `...` if it was cut) and returns its length without the NUL.
     pub(crate) fn finish(mut self) -> usize {
+        self.terminate()
+    }
+
+    /// What [`Text::finish`] does, leaving the `Text` to the caller.
+    fn terminate(&mut self) -> usize {
         if self.truncated {
             let mut len = self.len.min(self.usable().saturating_sub(ELLIPSIS.len()));
             while len > 0 && self.continues_char(len) {
@@ -114,6 +129,22 @@ impl<'b> Text<'b> {
             nul.write(0);
         }
         self.len
+    }
+
+    /// Terminates the text and returns it, or `None` when it was cut (and then ends in `...`).
+    pub(crate) fn finish_whole(mut self) -> Option<&'b str> {
+        let len = self.terminate();
+        if self.truncated {
+            return None;
+        }
+        let buf: &'b [MaybeUninit<u8>] = self.buf;
+        let written = buf.get(..len).unwrap_or(&[]);
+        // SAFETY: the first `len` bytes were written by `push`, which copies whole strings
+        // when the text is not cut: they are initialized, and the concatenation of the pushed
+        // `&str`s, hence UTF-8. `MaybeUninit<u8>` has `u8`'s layout.
+        Some(unsafe {
+            core::str::from_utf8_unchecked(&*(core::ptr::from_ref(written) as *const [u8]))
+        })
     }
 
     /// The text written so far.
@@ -165,6 +196,50 @@ pub(crate) fn write_str_uninit(array: &mut [MaybeUninit<c_char>], s: &str) -> us
     t.finish()
 }
 
+/// Writes the concatenation of `pieces` into a `char` array that may not be initialized (cut
+/// with `...` if too long), as `write_display_uninit` would write the same text.
+pub(crate) fn write_pieces_uninit(array: &mut [MaybeUninit<c_char>], pieces: &[&str]) -> usize {
+    let mut t = Text::over_uninit(array);
+    for piece in pieces {
+        t.push(piece);
+    }
+    t.finish()
+}
+
+/// The most bytes [`i32_decimal`] writes (`-2147483648`).
+pub(crate) const I32_DECIMAL_BYTES: usize = 11;
+
+/// `n` in decimal, as its `Display` writes it, without `core::fmt`: written at the end of `buf`
+/// and returned.
+pub(crate) fn i32_decimal(n: i32, buf: &mut [u8; I32_DECIMAL_BYTES]) -> &str {
+    let at = decimal_before(buf, I32_DECIMAL_BYTES, u64::from(n.unsigned_abs()), n < 0);
+    // ASCII digits and sign.
+    crate::raw::utf8(buf.get(at..).unwrap_or(&[])).unwrap_or("")
+}
+
+/// Writes `m`'s decimal digits, after a `-` when `negative`, so that they end just before
+/// `buf[end]`; returns where they start. `buf[..end]` must have room for them.
+pub(crate) fn decimal_before(buf: &mut [u8], end: usize, mut m: u64, negative: bool) -> usize {
+    let mut at = end;
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'0' + (m % 10) as u8;
+        }
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if negative {
+        at = at.saturating_sub(1);
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'-';
+        }
+    }
+    at
+}
+
 /// An initialized `char` array as one a [`Text`] writes to.
 fn as_uninit(array: &mut [c_char]) -> &mut [MaybeUninit<c_char>] {
     // SAFETY: same layout; the array is only handed to a `Text`, which writes initialized
@@ -195,6 +270,16 @@ impl<const N: usize> Stored<N> {
     pub(crate) fn set(&mut self, value: &dyn fmt::Display) {
         let mut t = Text::new(&mut self.bytes);
         let _ = fmt::write(&mut t, format_args!("{value}"));
+        self.len = u32::try_from(t.finish()).unwrap_or(0);
+    }
+
+    /// Replaces the text with the concatenation of `pieces` (cut with `...` if too long), as
+    /// [`Stored::set`] would store the same text.
+    pub(crate) fn set_pieces(&mut self, pieces: &[&str]) {
+        let mut t = Text::new(&mut self.bytes);
+        for piece in pieces {
+            t.push(piece);
+        }
         self.len = u32::try_from(t.finish()).unwrap_or(0);
     }
 
@@ -252,6 +337,47 @@ mod tests {
         t.push("abc");
         assert_eq!(t.finish(), 3);
         assert_eq!(&buf, b"abc\0");
+    }
+
+    #[test]
+    fn i32_decimal_is_displays_text() {
+        use std::string::ToString;
+        let mut values = std::vec![0, 1, -1, 9, 10, -10, i32::MAX, i32::MIN, i32::MIN + 1];
+        let mut p: i32 = 1;
+        while let Some(q) = p.checked_mul(10) {
+            values.extend([p, p - 1, -p, 1 - p, q - 1]);
+            p = q;
+        }
+        let mut buf = [0; I32_DECIMAL_BYTES];
+        for v in values {
+            assert_eq!(i32_decimal(v, &mut buf), v.to_string(), "{v}");
+        }
+    }
+
+    #[test]
+    fn whole_texts_and_pieces() {
+        let mut buf = [MaybeUninit::uninit(); 8];
+        let mut t = Text::uninit(&mut buf);
+        t.push("ab");
+        t.push("c\u{e9}");
+        assert_eq!(t.finish_whole(), Some("abc\u{e9}"));
+        let mut t = Text::uninit(&mut buf);
+        t.push("abcdefgh");
+        assert_eq!(t.finish_whole(), None);
+        let mut out = [MaybeUninit::<c_char>::uninit(); 8];
+        for pieces in [
+            &["ab", "cd"][..],
+            &["abc", "\u{e9}\u{e9}", "x"],
+            &["", "abcdefgh"],
+        ] {
+            let mut whole = [0 as c_char; 8];
+            let n = write_display(&mut whole, &pieces.concat());
+            assert_eq!(write_pieces_uninit(&mut out, pieces), n, "{pieces:?}");
+            for (o, w) in out.iter().zip(&whole).take(n + 1) {
+                // SAFETY: the first `n` bytes and the NUL were written.
+                assert_eq!(unsafe { o.assume_init() }, *w, "{pieces:?}");
+            }
+        }
     }
 
     #[test]

@@ -234,3 +234,138 @@ fn damage_to_a_configured_autoscaler_is_refused() {
     println!("{refused} damaged bytes refused, {unused} not in use");
     assert!(refused > 0);
 }
+
+/// A C text up to its NUL.
+fn c_text(t: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = t
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8(bytes).expect("UTF-8")
+}
+
+/// `text` as an array of `capacity` bytes holds it: whole when it fits with its NUL, else cut
+/// at a character boundary to leave room for `...`.
+fn cut(text: &str, capacity: usize) -> String {
+    if text.len() < capacity {
+        return text.to_string();
+    }
+    let mut end = capacity - 1 - 3;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+#[test]
+fn metric_names_of_any_length_are_written_whole_or_cut_in_every_text() {
+    // The name goes into the metric's result, the rescale reason and the ScalingActive
+    // message, each cut to its own array: short names are formatted once and copied, names
+    // longer than a message are formatted into each text.
+    let lens: &[usize] = if cfg!(miri) {
+        &[1, 300, 600]
+    } else {
+        &[
+            1, 200, 238, 239, 240, 255, 256, 300, 420, 421, 422, 490, 511, 512, 600, 1500,
+        ]
+    };
+    for &len in lens {
+        for letter in ["q", "\u{e9}"] {
+            let metric: String = letter.repeat((len / letter.len()).max(1));
+            let mut w = World::new(3, &mut Rng::new(len as u64));
+            // The External metric alone, far above its target: it scales up.
+            w.metrics.swap(0, 2);
+            w.values.swap(0, 2);
+            w.metrics[0].name = hpa_str {
+                ptr: metric.as_ptr().cast(),
+                len: metric.len(),
+            };
+            w.config.metrics_len = 1;
+            w.obs.metrics_len = 1;
+            let name = format!("external metric {metric}(<nil>)");
+            let mut a = new_autoscaler();
+            let mut error: Box<hpa_field_error> = Box::new(zeroed());
+            let status = configure(&mut a, &w.config, &mut error);
+            assert_eq!(status, hpa_status::Ok, "{len} {}", c_text(&error.message));
+            let mut passed = new_autoscaler();
+            for kept in [true, false] {
+                let mut d: Box<hpa_decision> = Box::new(zeroed());
+                let status = if kept {
+                    evaluate_configured(&mut a, &w, &mut d)
+                } else {
+                    evaluate(&mut passed, &w, &mut d)
+                };
+                assert_eq!(status, hpa_status::Ok, "{len}");
+                assert_eq!(d.rescale_reason, hpa_rescale_reason::AboveTarget as u32);
+                assert_eq!(
+                    c_text(&d.reason),
+                    cut(&format!("{name} above target"), HPA_MESSAGE_CAPACITY),
+                    "{len} {letter}"
+                );
+                assert_eq!(
+                    c_text(&d.metrics[0].name),
+                    cut(&name, HPA_NAME_CAPACITY),
+                    "{len} {letter}"
+                );
+                let active = &d.conditions[1];
+                assert_eq!(active.r#type, hpa_condition_type::ScalingActive as u32);
+                assert_eq!(
+                    c_text(&active.message),
+                    cut(
+                        &format!(
+                            "the HPA was able to successfully calculate a replica count from \
+                             {name}"
+                        ),
+                        HPA_MESSAGE_CAPACITY
+                    ),
+                    "{len} {letter}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn names_kept_or_not_for_want_of_room_read_the_same() {
+    // `hpa_autoscaler_configure` keeps each metric's name for the messages after the
+    // configuration's strings, where it fits: a first name that fits, then one the strings
+    // before it leave no room for, then one longer than a message.
+    for (first, second) in [(10, 20), (480, 1400), (480, 300), (30, 1000)] {
+        let queue = "q".repeat(first);
+        let qps = "p".repeat(second);
+        let mut w = World::new(4, &mut Rng::new(first as u64));
+        w.metrics.swap(0, 2);
+        w.values.swap(0, 2);
+        w.metrics[0].name = hpa_str {
+            ptr: queue.as_ptr().cast(),
+            len: queue.len(),
+        };
+        w.metrics[1].name = hpa_str {
+            ptr: qps.as_ptr().cast(),
+            len: qps.len(),
+        };
+        w.config.metrics_len = 2;
+        w.obs.metrics_len = 2;
+        let mut a = new_autoscaler();
+        let mut error: Box<hpa_field_error> = Box::new(zeroed());
+        assert_eq!(configure(&mut a, &w.config, &mut error), hpa_status::Ok);
+        let mut passed = new_autoscaler();
+        for step in 0..3 {
+            w.obs.now_ms = 60_000 + 15_000 * step;
+            w.series[0] = 40_000 + 30_000 * step;
+            let (mut d1, mut d2): (Box<hpa_decision>, Box<hpa_decision>) =
+                (Box::new(zeroed()), Box::new(zeroed()));
+            assert_eq!(evaluate_configured(&mut a, &w, &mut d1), hpa_status::Ok);
+            assert_eq!(evaluate(&mut passed, &w, &mut d2), hpa_status::Ok);
+            assert_eq!(
+                decision_fields(&d1),
+                decision_fields(&d2),
+                "{first} {second}"
+            );
+            assert_eq!(d1.metrics_len, 2);
+            assert!(c_text(&d1.metrics[0].name).starts_with("external metric qqq"));
+            assert!(c_text(&d1.metrics[1].name).starts_with("pods metric ppp"));
+        }
+    }
+}
