@@ -100,6 +100,9 @@ pub(crate) mod layout {
     pub(crate) const FOLDED: usize = SLOTS + 8;
     /// The engine's fields after the two rings' summaries.
     pub(crate) const AFTER_FOLDED: usize = REST + 2 * FOLDED;
+    // The places above are the engine's.
+    const _: () =
+        assert!(SLOT == hpa::history::SUMMARY_BYTES && FOLDED == hpa::history::FOLDED_BYTES);
     pub(crate) const MESSAGES: usize = offset_of!(State, messages);
 }
 

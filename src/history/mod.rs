@@ -160,6 +160,14 @@ pub const MAX_ENTRY_BYTES: usize = 16;
 /// How many summary generations each ring keeps.
 pub const GENERATIONS: usize = 8;
 
+/// Bytes of one ring's summaries in a history's memory: [`GENERATIONS`] slots of
+/// [`SUMMARY_BYTES`], then their count (a byte) and seven reserved bytes (`repr(C)`). For code
+/// that checks a history's bytes in place, as the C API's storage check does.
+pub const FOLDED_BYTES: usize = core::mem::size_of::<summary::Generations>();
+
+/// Bytes of one summary slot (its newest instant and two counts).
+pub const SUMMARY_BYTES: usize = core::mem::size_of::<summary::Summary>();
+
 /// Replica changes counted for one policy period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) struct PeriodChanges {
