@@ -342,7 +342,8 @@ pub trait PodView<'a> {
     /// run of ready pods by its first pod, a search of its start times and its samples,
     /// without reading each pod (docs/spec/pods.md#alike-pods). The decision is the one the
     /// pods' own methods give when the declaration is true; a false one gives the decision
-    /// for the pods as declared (no panic, no undefined behaviour).
+    /// for the pods as declared (no panic, no undefined behaviour); [`alike_declarations_hold`]
+    /// checks declarations, for a caller's tests.
     #[inline(always)]
     fn alike(&self) -> usize {
         1
@@ -526,5 +527,50 @@ impl<'a> UsageView<'a> for ContainerUsage<'a> {
     #[inline(always)]
     fn milli(&self) -> i64 {
         self.milli
+    }
+}
+
+/// Whether every pod's [`PodView::alike`] declaration in `pods` holds: each declared run lies
+/// within a stretch of pods that, pair by pair, have the same phase, deletion, Ready status,
+/// container and pod-level request slices, and start times, present and not decreasing
+/// (docs/spec/pods.md#alike-pods). For callers that declare runs, to check them in their
+/// tests; the engine trusts declarations and does not call it.
+pub fn alike_declarations_hold<'a, P: PodView<'a>>(pods: &[P]) -> bool {
+    // `end`: one past the last pod alike, pair by pair, with every pod from `i` on.
+    let mut end = pods.len();
+    for (i, pod) in pods.iter().enumerate().rev() {
+        let after = i.saturating_add(1);
+        if pods.get(after).is_some_and(|next| !alike_pair(pod, next)) {
+            end = after;
+        }
+        if pod.alike() > 1 && i.saturating_add(pod.alike()).min(pods.len()) > end {
+            return false;
+        }
+    }
+    true
+}
+
+/// `b` may follow `a` in a run of alike pods ([`PodView::alike`]).
+pub(crate) fn alike_pair<'a, P: PodView<'a>>(a: &P, b: &P) -> bool {
+    a.phase() == b.phase()
+        && a.deleted() == b.deleted()
+        && a.ready().map(|r| r.status) == b.ready().map(|r| r.status)
+        && same_slices(a, b)
+        && matches!((a.start_time(), b.start_time()), (Some(x), Some(y)) if x <= y)
+}
+
+/// `b` has `a`'s container slice and pod-level request slice (the same ones, not equal ones):
+/// everything its request depends on. Inlined, so that the pass's run loops call nothing.
+#[inline(always)]
+pub(crate) fn same_slices<'a, P: PodView<'a>>(a: &P, b: &P) -> bool {
+    core::ptr::eq(a.containers(), b.containers()) && same_pod_level(a.requests(), b.requests())
+}
+
+/// The same pod-level request slice (or none on both sides).
+pub(crate) fn same_pod_level<R>(a: Option<&[R]>, b: Option<&[R]>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => core::ptr::eq(a, b),
+        _ => false,
     }
 }

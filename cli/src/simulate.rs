@@ -786,7 +786,7 @@ fn run_with<const R: usize, const E: usize>(job: &Job<'_>) -> Result<Run, String
             declared = Some(ready);
         }
         debug_assert!(
-            pool::alike_holds(&pods),
+            hpa::input::alike_declarations_hold(&pods),
             "step {k}: a false alike declaration"
         );
         let ready_i64 = i64::try_from(ready).unwrap_or(i64::MAX);

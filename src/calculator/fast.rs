@@ -4,9 +4,11 @@
 //! same slices), counts runs of plainly ready pods in a loop without calls, and sums in 128
 //! bits.
 
-use super::pass::{same_pod_level, Form};
+use super::pass::Form;
 use crate::arith::Sum;
-use crate::input::{ContainerView, PodSource, PodView, RequestView, SampleSlot, SampleView};
+use crate::input::{
+    same_pod_level, ContainerView, PodSource, PodView, RequestView, SampleSlot, SampleView,
+};
 use crate::pods::{plainly_ready, request_of, Grouping, RequestError};
 
 /// The fast form's state.
@@ -160,23 +162,13 @@ fn declared_run<'a, S: PodSource<'a>>(
 ) -> Option<(usize, i128)> {
     let first = pods.first()?;
     let declared = first.alike();
-    if declared < 2 || !plainly_ready(first, settled_by) {
+    if declared < 2 || !has_cached_template::<S>(cached, first) {
         return None;
     }
-    if let Some((containers, pod_level, _)) = cached {
-        if !(same_containers(containers, first.containers(), false)
-            && same_pod_level(pod_level, first.requests()))
-        {
-            return None;
-        }
-    }
+    // The run's pods differ from the first in their start times only, which do not decrease:
+    // the pods plainly ready are a leading part of it.
     let run = pods.get(..declared).unwrap_or(pods);
-    let settled = match settled_by {
-        None => run.len(),
-        Some(cutoff) => {
-            run.partition_point(|pod| pod.start_time().is_some_and(|start| start.0 <= cutoff))
-        }
-    };
+    let settled = run.partition_point(|pod| plainly_ready(pod, settled_by));
     let slots = slots.get(..settled).unwrap_or(slots);
     let mut values = 0_i128;
     let mut n = 0_usize;
@@ -188,6 +180,19 @@ fn declared_run<'a, S: PodSource<'a>>(
         n = n.wrapping_add(1);
     }
     Some((n, values))
+}
+
+/// `pod` has the template of the cached request (its container and pod-level request slices,
+/// or equal ones), or nothing is cached (requests are not counted).
+#[inline(always)]
+fn has_cached_template<'a, S: PodSource<'a>>(
+    cached: Option<CachedRequest<'a, S::Pod>>,
+    pod: &S::Pod,
+) -> bool {
+    cached.is_none_or(|(containers, pod_level, _)| {
+        same_containers(containers, pod.containers(), false)
+            && same_pod_level(pod_level, pod.requests())
+    })
 }
 
 /// The length of [`ready_run`]'s run and the sum of its values.
@@ -206,12 +211,8 @@ fn run_values<'a, S: PodSource<'a>>(
         if !plainly_ready(pod, settled_by) {
             break;
         }
-        if let Some((containers, pod_level, _)) = cached {
-            if !(same_containers(containers, pod.containers(), false)
-                && same_pod_level(pod_level, pod.requests()))
-            {
-                break;
-            }
+        if !has_cached_template::<S>(cached, pod) {
+            break;
         }
         values = values.wrapping_add(i128::from(sample.milli()));
         n = n.wrapping_add(1);
@@ -472,18 +473,11 @@ mod tests {
             }
             // Each pod's declaration: the whole stretch of pods alike from it on (or past the
             // slice's end), part of it, or nothing.
-            let alike_pair = |a: &Pod<'_>, b: &Pod<'_>| {
-                a.phase == b.phase
-                    && a.deleted == b.deleted
-                    && a.ready.map(|r| r.status) == b.ready.map(|r| r.status)
-                    && core::ptr::eq(a.containers, b.containers)
-                    && a.start_time <= b.start_time
-            };
             let false_declarations = round % 10 == 9;
             let mut declared = std::vec::Vec::new();
             let mut end = pods.len();
             for i in (0..pods.len()).rev() {
-                if i + 1 < pods.len() && !alike_pair(&pods[i], &pods[i + 1]) {
+                if i + 1 < pods.len() && !crate::input::alike_pair(&pods[i], &pods[i + 1]) {
                     end = i + 1;
                 }
                 let stretch = end - i;
@@ -504,6 +498,9 @@ mod tests {
                 });
             }
             declared.reverse();
+            if !false_declarations {
+                assert!(crate::input::alike_declarations_hold(&declared[..]));
+            }
             let resource = if round % 3 == 0 {
                 Some("memory")
             } else {

@@ -5,7 +5,7 @@
 use super::ratio::percent_of;
 use super::{sample_value, CalcError, Ctx};
 use crate::arith::Sum;
-use crate::input::{PodSamplesIn, PodSource, PodView, SampleSlot, SampleView};
+use crate::input::{same_slices, PodSamplesIn, PodSource, SampleSlot, SampleView};
 use crate::pods::{group, plainly_ready, request_of, Grouping, PodGroup, RequestError};
 
 /// Counts and sums of the pass over the pods.
@@ -186,22 +186,6 @@ fn plain_run<'a, S: PodSource<'a>>(
         n = n.wrapping_add(1);
     }
     (n, values)
-}
-
-/// `b` has `a`'s container slice and pod-level request slice (the same ones, not equal ones):
-/// everything its request depends on. Inlined, so that [`plain_run`]'s loop calls nothing.
-#[inline(always)]
-fn same_slices<'a, P: PodView<'a>>(a: &P, b: &P) -> bool {
-    core::ptr::eq(a.containers(), b.containers()) && same_pod_level(a.requests(), b.requests())
-}
-
-/// The same pod-level request slice (or none on both sides).
-pub(super) fn same_pod_level<R>(a: Option<&[R]>, b: Option<&[R]>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => core::ptr::eq(a, b),
-        _ => false,
-    }
 }
 
 /// Upstream's checks before grouping (the metrics API returned something, and some pod

@@ -143,36 +143,6 @@ pub(super) fn declare_alike(pods: &mut [PoolPod<'_>], ready: usize) {
     }
 }
 
-/// Whether every pod's [`PodView::alike`] declaration holds of `pods`: what
-/// [`declare_alike`] promises the engine, checked against the pods' own methods, in one pass
-/// from the end (each pod's declared run must lie within the stretch of pods that read alike
-/// pairwise from it on).
-pub(super) fn alike_holds(pods: &[PoolPod<'_>]) -> bool {
-    let pair_alike = |a: &PoolPod<'_>, b: &PoolPod<'_>| {
-        a.phase() == b.phase()
-            && a.deleted() == b.deleted()
-            && a.ready().map(|r| r.status) == b.ready().map(|r| r.status)
-            && std::ptr::eq(a.containers(), b.containers())
-            && a.requests().map(<[_]>::as_ptr) == b.requests().map(<[_]>::as_ptr)
-            && a.requests().map(<[_]>::len) == b.requests().map(<[_]>::len)
-            && a.start_time().is_some()
-            && b.start_time().is_some()
-            && a.start_time() <= b.start_time()
-    };
-    // `end`: one past the last pod that reads alike with every pod from `i` on.
-    let mut end = pods.len();
-    for (i, pod) in pods.iter().enumerate().rev() {
-        let after = i.saturating_add(1);
-        if pods.get(after).is_some_and(|next| !pair_alike(pod, next)) {
-            end = after;
-        }
-        if pod.alike() > 1 && i.saturating_add(pod.alike()).min(pods.len()) > end {
-            return false;
-        }
-    }
-    true
-}
-
 /// A pod's slot for one metric, and its sample: taken at the evaluation time over
 /// [`SAMPLE_WINDOW`], its value the pod's (Resource and Pods metrics) or one container's
 /// (ContainerResource metrics, which read the container's usage).
@@ -243,6 +213,7 @@ impl<'a> SampleView<'a> for PoolSample<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hpa::input::alike_declarations_hold;
     use hpa::input::ContainerKind;
     use hpa::Quantity;
 
@@ -372,30 +343,30 @@ mod tests {
         let mut pods: Vec<PoolPod<'_>> = (0..5).map(|_| PoolPod::ready(&shape, -60_000)).collect();
         pods.extend((0..3).map(|i| PoolPod::ready(&shape, i * 15_000)));
         pods.extend((0..4).map(|_| PoolPod::pending(&shape, 90_000)));
-        assert!(alike_holds(&pods), "nothing declared yet");
+        assert!(alike_declarations_hold(&pods), "nothing declared yet");
         declare_alike(&mut pods, 8);
         assert_eq!(
             pods.iter().map(PodView::alike).collect::<Vec<_>>(),
             [8, 7, 6, 5, 4, 3, 2, 1, 1, 1, 1, 1]
         );
-        assert!(alike_holds(&pods));
+        assert!(alike_declarations_hold(&pods));
         // Declared over the first starting pod.
         declare_alike(&mut pods, 9);
-        assert!(!alike_holds(&pods));
+        assert!(!alike_declarations_hold(&pods));
         // Fewer ready pods after a scale-down.
         pods.truncate(6);
         declare_alike(&mut pods, 6);
-        assert!(alike_holds(&pods));
+        assert!(alike_declarations_hold(&pods));
         // Another template, or an earlier start, within a declared run.
         let mut mixed = pods.clone();
         mixed[3] = PoolPod::ready(&other, mixed[3].created);
         declare_alike(&mut mixed, 6);
-        assert!(!alike_holds(&mixed));
+        assert!(!alike_declarations_hold(&mixed));
         let mut unordered = pods.clone();
         unordered[5] = PoolPod::ready(&shape, -120_000);
         declare_alike(&mut unordered, 6);
-        assert!(!alike_holds(&unordered));
+        assert!(!alike_declarations_hold(&unordered));
         declare_alike(&mut unordered, 5);
-        assert!(alike_holds(&unordered));
+        assert!(alike_declarations_hold(&unordered));
     }
 }
