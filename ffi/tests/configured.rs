@@ -9,7 +9,7 @@ use std::ptr;
 
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, decision_fields, new_autoscaler, zeroed, World};
+use world::{bytes, c_text, decision_fields, new_autoscaler, zeroed, World};
 
 const ROUNDS: i64 = if cfg!(miri) { 3 } else { 300 };
 
@@ -233,16 +233,6 @@ fn damage_to_a_configured_autoscaler_is_refused() {
     }
     println!("{refused} damaged bytes refused, {unused} not in use");
     assert!(refused > 0);
-}
-
-/// A C text up to its NUL.
-fn c_text(t: &[std::ffi::c_char]) -> String {
-    let bytes: Vec<u8> = t
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8(bytes).expect("UTF-8")
 }
 
 /// `text` as an array of `capacity` bytes holds it: whole when it fits with its NUL, else cut

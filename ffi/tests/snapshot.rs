@@ -212,7 +212,7 @@ fn what_does_not_fit_is_refused() {
     // SAFETY: a live snapshot, a writable report.
     let status = unsafe { hpa_snapshot_check(snapshot.as_ptr(), len, 0, &mut *error) };
     assert_eq!(status, hpa_status::TooLarge);
-    let message = text(&error.message);
+    let message = world::c_text(&error.message);
     assert!(
         message.starts_with("snapshot: the snapshot's recommendations take "),
         "{message}"
@@ -222,15 +222,6 @@ fn what_does_not_fit_is_refused() {
         core.restore(&snapshot, Instant(0)),
         Err(RestoreError::DoesNotFit { .. })
     ));
-}
-
-fn text(chars: &[std::ffi::c_char]) -> String {
-    let bytes: Vec<u8> = chars
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8(bytes).unwrap()
 }
 
 #[test]

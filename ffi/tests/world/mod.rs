@@ -277,3 +277,13 @@ fn conditions_fields(v: &mut Vec<i64>, conditions: &[hpa_condition], len: usize)
         text(v, message);
     }
 }
+
+/// A C text of an output struct, up to its NUL (the library writes UTF-8).
+pub fn c_text(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8(bytes).expect("UTF-8")
+}
