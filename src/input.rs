@@ -312,7 +312,12 @@ pub trait PodView<'a> {
     type Container: ContainerView<'a, Request = Self::Request> + 'a;
     /// Its requests.
     type Request: RequestView<'a> + 'a;
-    /// [`Pod::name`].
+    /// [`Pod::name`]. The engine reads it only to name the pod in an error: a
+    /// [`RequestError`](crate::RequestError) (a pod whose containers or pod-level requests
+    /// lack a Resource or ContainerResource metric's request, or its container), or a
+    /// ContainerResource metric's sample without the container (`ContainerNotInMetrics`, of
+    /// the `older-controllers` feature).
+    /// A caller may leave the names of other pods unchecked (the C API does).
     fn name(&self) -> &'a str;
     /// [`Pod::phase`].
     fn phase(&self) -> PodPhase;

@@ -258,18 +258,22 @@ fn settable_by_pod(resource: &str) -> bool {
     same(resource, "cpu") || same(resource, "memory") || starts_with(resource, "hugepages-")
 }
 
-/// A pod's request for `resource` in milli-units (docs/spec/pods.md#requests). `container` is the
-/// ContainerResource container, or `None` for Resource metrics. Pod-level requests
-/// (`Pod::requests`) are used as with the PodLevelResources gate on; pass a pod without them
-/// to model the gate off.
+/// A pod's request for `resource` in milli-units (docs/spec/pods.md#requests), as the engine
+/// computes it for a pod of any [`PodView`]. `container` is the ContainerResource container,
+/// or `None` for Resource metrics. Pod-level requests (`Pod::requests`) are used as with the
+/// PodLevelResources gate on; pass a pod without them to model the gate off.
+///
+/// It reads the pod's containers and pod-level requests only, and its name only for the
+/// error: pods with the same containers and requests get the same request, or the same
+/// error but for the name.
 ///
 /// # Errors
 ///
 /// [`RequestError`] when a counted container lacks the request, the named container does not
 /// exist, or neither pod-level nor container requests name the resource.
 #[inline(always)]
-pub fn pod_request<'a>(
-    pod: &Pod<'a>,
+pub fn pod_request<'a, P: PodView<'a>>(
+    pod: &P,
     container: Option<&'a str>,
     resource: &'a str,
 ) -> Result<i64, RequestError<'a>> {
