@@ -1429,7 +1429,10 @@ typedef struct hpa_container {
  */
 typedef struct hpa_pod {
   /**
-   * The pod name (used in messages).
+   * The pod name, used in messages. An evaluation reads it only when a message may name
+   * the pod, and checks every pod's name then: when a pod's containers lack a Resource
+   * metric's request, or a ContainerResource metric is configured. Otherwise it is not
+   * read (it may be anything); `hpa_observation_check` checks every name.
    */
   struct hpa_str name;
   /**
@@ -1956,8 +1959,10 @@ hpa_status hpa_autoscaler_configure(union hpa_autoscaler *autoscaler,
  * The configuration is validated as the Kubernetes API server validates an HPA
  * (`HPA_STATUS_INVALID_SPEC`; `hpa_config_validate` gives the field and message), and the
  * observation is checked as `hpa_observation_check` checks it (use that function to learn the
- * field at fault). The evaluation reads the observation in place and needs no workspace:
- * pass NULL and 0 for `workspace` and `workspace_size` (`hpa_observation_check` gives 0).
+ * field at fault), but for the pods' names: those are checked only when a message may name a
+ * pod (`hpa_pod.name`), and not read otherwise. The evaluation reads the observation in place
+ * and needs no workspace: pass NULL and 0 for `workspace` and `workspace_size`
+ * (`hpa_observation_check` gives 0).
  * A workspace of any size, as callers of older versions pass, is accepted and left unused;
  * like every output, it must not overlap an input.
  *
@@ -2219,7 +2224,8 @@ HPA_MUST_USE hpa_status hpa_milli_from_double(double value, int64_t *milli_out);
  * the metric's source uses; one sample per pod; replica counts not negative) and writes the
  * workspace size an evaluation of it needs to `*workspace_size_out`: 0, since the evaluation
  * reads the observation in place (older versions needed one). The configuration is checked
- * first, as by `hpa_config_validate`.
+ * first, as by `hpa_config_validate`. It checks every pod's name, which an evaluation checks
+ * only when a message may name a pod (`hpa_pod.name`).
  *
  * On error, `*workspace_size_out` is not touched and `error_out`, when not NULL, receives the
  * field at fault (`observation.pods[3].containers[0].name: is not valid UTF-8`). Whether

@@ -2,16 +2,15 @@
 
 use core::ffi::c_char;
 
-use hpa::spec::MetricSourceType;
 use hpa::Settings;
 
 use crate::config::{self, hpa_config, hpa_settings};
 use crate::error::{hpa_field_error, Refusal};
-use crate::observation::{self, hpa_observation};
+use crate::observation::{self, hpa_observation, PodNames};
 use crate::out::{write_padded, write_value};
 use crate::raw::{self, Outputs};
 use crate::status::hpa_status;
-use crate::{HPA_MAX_METRICS, HPA_VERSION_NUMBER};
+use crate::HPA_VERSION_NUMBER;
 
 /// Writes kube-controller-manager's default settings to `*settings_out`: tolerance 0.1,
 /// downscale stabilization 5 min, CPU initialization period 5 min, initial readiness delay
@@ -96,7 +95,8 @@ unsafe fn validate(config: *const hpa_config) -> Result<(), Refusal> {
 /// the metric's source uses; one sample per pod; replica counts not negative) and writes the
 /// workspace size an evaluation of it needs to `*workspace_size_out`: 0, since the evaluation
 /// reads the observation in place (older versions needed one). The configuration is checked
-/// first, as by `hpa_config_validate`.
+/// first, as by `hpa_config_validate`. It checks every pod's name, which an evaluation checks
+/// only when a message may name a pod (`hpa_pod.name`).
 ///
 /// On error, `*workspace_size_out` is not touched and `error_out`, when not NULL, receives the
 /// field at fault (`observation.pods[3].containers[0].name: is not valid UTF-8`). Whether
@@ -144,14 +144,8 @@ unsafe fn check(
     // SAFETY: the caller's contract.
     unsafe { config::convert(cfg, &mut converted, &Outputs::NONE) }?;
     let hpa = converted.validate()?;
-    let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
-    let mut n = 0;
-    for (slot, m) in sources.iter_mut().zip(hpa.metrics()) {
-        *slot = m.type_;
-        n += 1;
-    }
     // SAFETY: the caller's contract.
-    unsafe { observation::check(&Outputs::NONE, obs, sources.get(..n).unwrap_or(&[])) }?;
+    unsafe { observation::check(&Outputs::NONE, obs, hpa.metrics(), PodNames::Every) }?;
     // The evaluation reads the observation in place: it needs no workspace.
     // SAFETY: checked above.
     unsafe { write_value(workspace_size_out, 0) }.map_err(Refusal::from)

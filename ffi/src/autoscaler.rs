@@ -4,13 +4,12 @@ use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 
 use hpa::conditions::{ConditionStatus, ConditionType, Reason};
-use hpa::spec::MetricSourceType;
 use hpa::{Autoscaler, EvaluateError, Hpa, Instant, Settings};
 
 use crate::config::{self, hpa_config};
 use crate::decision::{self, hpa_decision, hpa_scaling_status, Messages};
 use crate::error::{hpa_field_error, Detail, Fault, Refusal};
-use crate::observation::{self, hpa_observation};
+use crate::observation::{self, hpa_observation, PodNames};
 use crate::out::{field, uninit};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::seal::{self, layout, Seal, EVENT_CAPACITY, RECOMMENDATION_CAPACITY, SEAL_BYTES};
@@ -319,8 +318,10 @@ fn no_overlap(
 /// The configuration is validated as the Kubernetes API server validates an HPA
 /// (`HPA_STATUS_INVALID_SPEC`; `hpa_config_validate` gives the field and message), and the
 /// observation is checked as `hpa_observation_check` checks it (use that function to learn the
-/// field at fault). The evaluation reads the observation in place and needs no workspace:
-/// pass NULL and 0 for `workspace` and `workspace_size` (`hpa_observation_check` gives 0).
+/// field at fault), but for the pods' names: those are checked only when a message may name a
+/// pod (`hpa_pod.name`), and not read otherwise. The evaluation reads the observation in place
+/// and needs no workspace: pass NULL and 0 for `workspace` and `workspace_size`
+/// (`hpa_observation_check` gives 0).
 /// A workspace of any size, as callers of older versions pass, is accepted and left unused;
 /// like every output, it must not overlap an input.
 ///
@@ -452,14 +453,8 @@ unsafe fn decide(
     outputs: &Outputs,
     decision_out: *mut hpa_decision,
 ) -> Result<(), hpa_status> {
-    let mut sources: [Option<MetricSourceType>; HPA_MAX_METRICS] = [None; HPA_MAX_METRICS];
-    let mut n = 0;
-    for (slot, m) in sources.iter_mut().zip(hpa.metrics()) {
-        *slot = m.type_;
-        n += 1;
-    }
     // SAFETY: the caller's contract.
-    let views = unsafe { observation::check(outputs, obs, sources.get(..n).unwrap_or(&[])) }
+    let views = unsafe { observation::check(outputs, obs, hpa.metrics(), PodNames::Read) }
         .map_err(|f| f.status)?;
     let observation = views.observation();
     let decision = engine

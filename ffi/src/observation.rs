@@ -3,18 +3,20 @@
 //! The engine reads the caller's pods and samples in place, through the core's views
 //! (`crate::view`): nothing is converted, and an evaluation needs no workspace. One pass
 //! checks everything the engine will read first (pointers, lengths, flags, enumerations,
-//! UTF-8, overlaps with what the call writes), so that a refused call changes nothing. Only
-//! the metric values (at most `HPA_MAX_METRICS`) are converted, into an array on the stack.
+//! UTF-8, overlaps with what the call writes), so that a refused call changes nothing. Pods'
+//! names are checked only when the engine may read them ([`PodNames`]): it reads one only to
+//! name the pod in an error. Only the metric values (at most `HPA_MAX_METRICS`) are
+//! converted, into an array on the stack.
 
 use hpa::input::MetricValuesOf;
-use hpa::spec::MetricSourceType;
+use hpa::spec::{MetricSourceType, MetricSpec};
 use hpa::Instant;
 
 use crate::enums::{self, hpa_pod_phase, hpa_ready, hpa_values_kind};
 use crate::error::{Detail, Fault};
 use crate::raw::{self, hpa_str, Outputs};
 use crate::status::hpa_status;
-use crate::view::{checked_pods, checked_samples, CObservation, PodIn, SampleIn};
+use crate::view::{checked_pods, checked_samples, checked_template, CObservation, PodIn, SampleIn};
 use crate::HPA_MAX_METRICS;
 
 /// A resource request, e.g. `cpu: 500m` is `{ HPA_STR("cpu"), 500 }`.
@@ -46,7 +48,10 @@ pub struct hpa_container {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hpa_pod {
-    /// The pod name (used in messages).
+    /// The pod name, used in messages. An evaluation reads it only when a message may name
+    /// the pod, and checks every pod's name then: when a pod's containers lack a Resource
+    /// metric's request, or a ContainerResource metric is configured. Otherwise it is not
+    /// read (it may be anything); `hpa_observation_check` checks every name.
     pub name: hpa_str,
     /// An `hpa_pod_phase` (0: Running).
     pub phase: u32,
@@ -259,9 +264,27 @@ unsafe fn containers(
     Ok(())
 }
 
-/// Checks one pod, in the order of its fields' faults (the first one found is reported).
-/// `shared` is the previous pod's container and pod-level request arrays: the same arrays
-/// again (pods of one template) were checked with it.
+/// The arrays a pod shares with the previous one when it is of the same template: its
+/// containers and its pod-level requests (pointer and length of each).
+type Template = (
+    *const hpa_container,
+    usize,
+    *const hpa_resource_request,
+    usize,
+);
+
+fn template_of(p: &hpa_pod) -> Template {
+    (
+        p.containers,
+        p.containers_len,
+        p.pod_requests,
+        p.pod_requests_len,
+    )
+}
+
+/// Checks one pod, in the order of its fields' faults (the first one found is reported), its
+/// name only `with_name`. `shared` is the previous pod's template: the same arrays again
+/// (pods of one template) were checked with it.
 ///
 /// # Safety
 ///
@@ -269,13 +292,9 @@ unsafe fn containers(
 unsafe fn pod(
     outputs: &Outputs,
     p: &hpa_pod,
-    shared: &mut Option<(
-        *const hpa_container,
-        usize,
-        *const hpa_resource_request,
-        usize,
-    )>,
+    shared: &mut Option<Template>,
     signs: &mut i64,
+    with_name: bool,
 ) -> Result<(), Fault> {
     raw::known(p.ready, enums::ready).map_err(|f| f.at("ready"))?;
     raw::flag(p.has_ready_transition).map_err(|f| f.at("has_ready_transition"))?;
@@ -295,16 +314,33 @@ unsafe fn pod(
         // SAFETY: the caller's contract.
         unsafe { requests(outputs, requests_key, "pod_requests", signs) }?;
     }
-    *shared = Some((key.0, key.1, requests_key.0, requests_key.1));
-    // SAFETY: the caller's contract.
-    unsafe { outputs.string(p.name) }.map_err(|f| f.at("name"))?;
+    *shared = Some(template_of(p));
+    if with_name {
+        // SAFETY: the caller's contract.
+        unsafe { outputs.string(p.name) }.map_err(|f| f.at("name"))?;
+    }
     raw::known(p.phase, enums::pod_phase).map_err(|f| f.at("phase"))?;
     raw::flag(p.has_start_time).map_err(|f| f.at("has_start_time"))?;
     raw::flag(p.deleted).map_err(|f| f.at("deleted"))?;
     Ok(())
 }
 
-/// Checks the pods.
+/// Whether `p`'s enumerations and flags are in range.
+#[inline(always)]
+fn in_range(p: &hpa_pod) -> bool {
+    p.ready <= hpa_ready::Unknown as u32
+        && p.phase <= hpa_pod_phase::Unknown as u32
+        && (p.has_ready_transition | p.has_start_time | p.deleted) <= 1
+}
+
+/// Whether `p`'s enumerations and flags are in range and its template is `shared`: then only
+/// its name is left to check.
+#[inline(always)]
+fn plain(p: &hpa_pod, shared: Option<Template>) -> bool {
+    in_range(p) && shared == Some(template_of(p))
+}
+
+/// Checks the pods, names included.
 ///
 /// # Safety
 ///
@@ -315,16 +351,7 @@ unsafe fn pods(outputs: &Outputs, list: &[hpa_pod], signs: &mut i64) -> Result<(
         // The common pod (enumerations and flags in range, the previous pod's arrays) has
         // only its name left to check; any other takes every check, in field order, so that
         // the fault reported is the same.
-        let plain = p.ready <= hpa_ready::Unknown as u32
-            && p.phase <= hpa_pod_phase::Unknown as u32
-            && (p.has_ready_transition | p.has_start_time | p.deleted) <= 1
-            && shared
-                == Some((
-                    p.containers,
-                    p.containers_len,
-                    p.pod_requests,
-                    p.pod_requests_len,
-                ));
+        let plain = plain(p, shared);
         // SAFETY: the caller's contract.
         if plain && unsafe { outputs.plain_string(p.name) } {
             continue;
@@ -336,11 +363,63 @@ unsafe fn pods(outputs: &Outputs, list: &[hpa_pod], signs: &mut i64) -> Result<(
                 .map_err(|f| f.at("name"))
         } else {
             // SAFETY: the caller's contract.
-            unsafe { pod(outputs, p, &mut shared, signs) }
+            unsafe { pod(outputs, p, &mut shared, signs, true) }
         };
         checked.map_err(|f| f.at_index("pods", i))?;
     }
     Ok(())
+}
+
+/// Checks the pods but their names, for an evaluation whose engine reads no pod's name: true
+/// when every pod passes and every pod's template has a request for each of `resources` (the
+/// Resource metrics': the engine reads a pod's name only to name it in an error, and without
+/// ContainerResource metrics the only such errors are a missing request,
+/// `hpa::input::PodView::name`). False otherwise: the caller then checks every pod with its
+/// name ([`pods`]), which finds the fault, or the names the engine may read.
+///
+/// # Safety
+///
+/// As [`pods`].
+unsafe fn pods_but_names(
+    outputs: &Outputs,
+    list: &[hpa_pod],
+    signs: &mut i64,
+    resources: &[&str],
+) -> bool {
+    let mut shared = None;
+    let mut i = 0;
+    while let Some(p) = list.get(i) {
+        let before = shared;
+        // SAFETY: the caller's contract.
+        if unsafe { pod(outputs, p, &mut shared, signs, false) }.is_err() {
+            return false;
+        }
+        if before != shared {
+            // SAFETY: `pod` checked this pod's containers and pod-level requests for this call,
+            // against `outputs`.
+            let template = unsafe { checked_template(p) };
+            if resources
+                .iter()
+                .any(|r| hpa::pod_request(&template, None, r).is_err())
+            {
+                return false;
+            }
+        }
+        i += 1;
+        i += list
+            .get(i..)
+            .map_or(0, |rest| plain_pods(rest, template_of(p)));
+    }
+    true
+}
+
+/// The number of leading pods of `list` whose enumerations and flags are in range and whose
+/// template is `template` ([`plain`]): a loop of its own, with the template in registers.
+#[inline(never)]
+fn plain_pods(list: &[hpa_pod], template: Template) -> usize {
+    list.iter()
+        .position(|p| !(in_range(p) && template_of(p) == template))
+        .unwrap_or(list.len())
 }
 
 /// Checks one sample (`present`, for a per-pod slot, is checked by the caller), with its
@@ -380,6 +459,26 @@ unsafe fn sample(
     }
     raw::flag(s.has_timestamp).map_err(|f| f.at("has_timestamp"))?;
     Ok(())
+}
+
+/// The number of leading samples that need no more checks than flags in range and a window,
+/// when set, not negative (those of a metric without container usages); their values are
+/// added to `signs`. A loop of its own, with its state in registers.
+#[inline(never)]
+fn plain_samples(samples: &[hpa_sample], signs: &mut i64) -> usize {
+    let mut values = 0;
+    let plain = samples.iter().position(|s| {
+        if (s.present | s.has_window | s.has_timestamp) > 1
+            || (s.has_window != 0 && s.window_ms < 0)
+        {
+            return true;
+        }
+        // Its value counts when it is present (`present` is 0 or 1 here).
+        values |= s.milli & i64::from(s.present).wrapping_neg();
+        false
+    });
+    *signs |= values;
+    plain.unwrap_or(samples.len())
 }
 
 fn source_name(source: Option<MetricSourceType>) -> &'static str {
@@ -444,22 +543,22 @@ unsafe fn metric_values<'a>(
             // SAFETY: the caller's contract.
             let per_pod =
                 unsafe { outputs.slice(v.samples, v.samples_len) }.map_err(|f| f.at("samples"))?;
-            for (i, s) in per_pod.iter().enumerate() {
-                // The common sample (flags in range, no window or one not negative, no usages
-                // to check) needs no more; any other takes every check, in field order.
-                if !with_containers
-                    && (s.present | s.has_window | s.has_timestamp) <= 1
-                    && (s.has_window == 0 || s.window_ms >= 0)
-                {
-                    // Its value counts when it is present (`present` is 0 or 1 here).
-                    *signs |= s.milli & i64::from(s.present).wrapping_neg();
-                    continue;
-                }
+            let mut i = 0;
+            while let Some(rest) = per_pod.get(i..) {
+                // The common samples (flags in range, no window or one not negative, no usages
+                // to check) need no more; any other takes every check, in field order.
+                i += if with_containers {
+                    0
+                } else {
+                    plain_samples(rest, signs)
+                };
+                let Some(s) = per_pod.get(i) else { break };
                 let at = |f: Fault| f.at_index("samples", i);
                 if raw::flag(s.present).map_err(|f| at(f.at("present")))? {
                     // SAFETY: the caller's contract.
                     unsafe { sample(outputs, s, with_containers, signs) }.map_err(at)?;
                 }
+                i += 1;
             }
             // SAFETY: the caller's contract.
             let orphans =
@@ -496,9 +595,20 @@ unsafe fn metric_values<'a>(
     })
 }
 
-/// Checks an observation for metrics of the given (defaulted) source types, refusing an
-/// input array that overlaps what the call writes (`outputs`), and gives it as the engine
-/// reads it.
+/// Which pods' names an observation's check covers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PodNames {
+    /// Every pod's name (`hpa_observation_check`).
+    Every,
+    /// Those the engine may read (an evaluation): every pod's name when a ContainerResource
+    /// metric is configured or a pod's template lacks a Resource metric's request (the engine
+    /// may then name a pod in an error, `hpa::input::PodView::name`), none otherwise. A
+    /// refused observation is refused for the fault `Every` finds.
+    Read,
+}
+
+/// Checks an observation for the given (defaulted) metrics, refusing an input array that
+/// overlaps what the call writes (`outputs`), and gives it as the engine reads it.
 ///
 /// # Safety
 ///
@@ -507,7 +617,8 @@ unsafe fn metric_values<'a>(
 pub(crate) unsafe fn check<'a>(
     outputs: &Outputs,
     obs: &'a hpa_observation,
-    sources: &[Option<MetricSourceType>],
+    metrics: &[MetricSpec<'_>],
+    names: PodNames,
 ) -> Result<Views<'a>, Fault> {
     let at = |f: Fault| f.at("observation");
     let replicas = non_negative(obs.replicas, "replicas").map_err(at)?;
@@ -523,6 +634,24 @@ pub(crate) unsafe fn check<'a>(
     // SAFETY: the caller's contract.
     let values =
         unsafe { outputs.slice(obs.metrics, obs.metrics_len) }.map_err(|f| at(f.at("metrics")))?;
+    let mut sources = [None; HPA_MAX_METRICS];
+    // The resources of the Resource metrics, whose requests the engine computes.
+    let mut resources = [""; HPA_MAX_METRICS];
+    let (mut resources_len, mut container_resource) = (0, false);
+    for (source, m) in sources.iter_mut().zip(metrics) {
+        *source = m.type_;
+        match (m.type_, m.resource) {
+            (Some(MetricSourceType::Resource), Some(r)) => {
+                if let Some(slot) = resources.get_mut(resources_len) {
+                    *slot = r.name;
+                    resources_len += 1;
+                }
+            }
+            (Some(MetricSourceType::ContainerResource), _) => container_resource = true,
+            _ => {}
+        }
+    }
+    let sources = sources.get(..metrics.len()).unwrap_or(&sources);
     if values.len() != sources.len() {
         return Err(at(Fault::new(
             hpa_status::LengthMismatch,
@@ -535,8 +664,21 @@ pub(crate) unsafe fn check<'a>(
         .at("metrics_len")));
     }
     let mut signs = 0;
-    // SAFETY: the caller's contract.
-    unsafe { pods(outputs, pod_list, &mut signs) }.map_err(at)?;
+    let names_unread = names == PodNames::Read
+        && !container_resource
+        // SAFETY: the caller's contract.
+        && unsafe {
+            pods_but_names(
+                outputs,
+                pod_list,
+                &mut signs,
+                resources.get(..resources_len).unwrap_or(&[]),
+            )
+        };
+    if !names_unread {
+        // SAFETY: the caller's contract.
+        unsafe { pods(outputs, pod_list, &mut signs) }.map_err(at)?;
+    }
     let mut metrics = [MetricValuesOf::Object(0); HPA_MAX_METRICS];
     for (i, ((slot, v), source)) in metrics.iter_mut().zip(values).zip(sources).enumerate() {
         // SAFETY: the caller's contract.

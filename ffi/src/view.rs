@@ -6,7 +6,9 @@
 //! (`crate::observation::check`) passed: every array it points to is not NULL (or empty),
 //! aligned, apart from what the call writes and live for `'a` (the caller's contract), every
 //! string is UTF-8 and every enumeration value and flag is known. The views' methods rely on
-//! that, so they read without checking again.
+//! that, so they read without checking again. Pods' names are the exception: an evaluation
+//! checks them only when the engine may read one (`crate::observation::PodNames`), so
+//! [`PodIn`]'s `name` checks again what it can.
 
 use core::marker::PhantomData;
 
@@ -74,6 +76,61 @@ pub(crate) unsafe fn checked_samples<'a>(samples: &'a [hpa_sample]) -> &'a [Samp
     unsafe { core::slice::from_raw_parts(samples.as_ptr().cast::<SampleIn<'a>>(), samples.len()) }
 }
 
+/// A pod's template (containers and pod-level requests) read as a pod: a pod view without a
+/// name, phase or readiness, for a request (`hpa::pod_request`, which reads the template only).
+pub(crate) struct TemplateIn<'a> {
+    containers: &'a [ContainerIn<'a>],
+    requests: Option<&'a [RequestIn<'a>]>,
+}
+
+/// The template of `pod`.
+///
+/// # Safety
+///
+/// `crate::observation::check` must have checked the pod's containers and pod-level requests
+/// (and what they point to) for this call, against what the call writes.
+pub(crate) unsafe fn checked_template<'a>(pod: &'a hpa_pod) -> TemplateIn<'a> {
+    // SAFETY: the caller's contract gives the wrappers' invariant for these arrays.
+    let view = unsafe { &*core::ptr::from_ref(pod).cast::<PodIn<'a>>() };
+    TemplateIn {
+        containers: view.containers(),
+        requests: PodView::requests(view),
+    }
+}
+
+impl<'a> PodView<'a> for TemplateIn<'a> {
+    type Container = ContainerIn<'a>;
+    type Request = RequestIn<'a>;
+
+    fn name(&self) -> &'a str {
+        ""
+    }
+
+    fn phase(&self) -> PodPhase {
+        PodPhase::Running
+    }
+
+    fn ready(&self) -> Option<ReadyCondition> {
+        None
+    }
+
+    fn start_time(&self) -> Option<Instant> {
+        None
+    }
+
+    fn deleted(&self) -> bool {
+        false
+    }
+
+    fn containers(&self) -> &'a [ContainerIn<'a>] {
+        self.containers
+    }
+
+    fn requests(&self) -> Option<&'a [RequestIn<'a>]> {
+        self.requests
+    }
+}
+
 /// The checked array at `p` of `len` `C`s, as `W`s.
 ///
 /// # Safety
@@ -102,9 +159,25 @@ impl<'a> PodView<'a> for PodIn<'a> {
     type Container = ContainerIn<'a>;
     type Request = RequestIn<'a>;
 
+    // The engine reads a name only to name the pod in an error, and the observation's check
+    // then checked every name. Should it read another, the name is empty rather than bytes
+    // that are NULL, not UTF-8 or too long; that it lies apart from what the call writes
+    // rests on the engine's contract (`hpa::input::PodView::name`, tested by
+    // tests/pod_names.rs).
+    #[cold]
     fn name(&self) -> &'a str {
-        // SAFETY: a checked pod's name (the module's invariant).
-        unsafe { text(self.0.name) }
+        let s = self.0.name;
+        if s.len == 0
+            || s.ptr.is_null()
+            || isize::try_from(s.len).is_err()
+            || (s.ptr as usize).checked_add(s.len).is_none()
+        {
+            return "";
+        }
+        // SAFETY: not NULL, at most `isize::MAX` bytes without wrapping, and live for 'a by
+        // the caller's contract (bytes have alignment 1).
+        let bytes = unsafe { core::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len) };
+        core::str::from_utf8(bytes).unwrap_or("")
     }
 
     #[inline]

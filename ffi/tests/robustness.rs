@@ -20,6 +20,10 @@ const BAD_UTF8: &[u8] = b"\xC3(";
 /// docs/testing.md#miri).
 const ROUNDS: i64 = if cfg!(miri) { 4 } else { 4000 };
 
+/// An invalid pod name where no pod lacks the cpu request: the engine reads no name, so the
+/// evaluation does not check them (`hpa_observation_check` does).
+const UNREAD_POD_NAME: &str = "pod name utf-8, unread";
+
 /// A value at or above `first`, the first value an enumeration (or a flag) does not define: its
 /// next few values, the largest, or any between.
 fn invalid(rng: &mut Rng, first: u32) -> u32 {
@@ -145,7 +149,13 @@ impl World {
                     ptr: BAD_UTF8.as_ptr().cast(),
                     len: BAD_UTF8.len(),
                 };
-                "pod name utf-8"
+                if rng.below(2) == 0 {
+                    // The engine may then name a pod in an error: every name is checked.
+                    self.containers[0].requests_len = 0;
+                    "pod name utf-8, a request missing"
+                } else {
+                    UNREAD_POD_NAME
+                }
             }
             22 if n > 0 => {
                 self.pods[i].containers = ptr::null();
@@ -191,7 +201,7 @@ fn broken_inputs_are_refused_and_change_nothing() {
     let mut autoscaler: Box<hpa_autoscaler> = Box::new(zeroed());
     let mut decision: Box<hpa_decision> = Box::new(zeroed());
     let mut workspace = vec![0u8; 1 << 16];
-    let mut refused = 0;
+    let (mut refused, mut unread_names) = (0, 0);
     // SAFETY (whole test): every pointer passed is NULL, misaligned by construction, or points
     // into live buffers at least as long as the lengths passed (one spare element each).
     unsafe {
@@ -252,7 +262,14 @@ fn broken_inputs_are_refused_and_change_nothing() {
                 // Some breakages are harmless (e.g. max replicas 0 with a metric failing
                 // anyway is not: it is refused). A valid result must be consistent.
                 assert_eq!(validated, hpa_status::Ok, "{what}");
-                assert_eq!(checked, hpa_status::Ok, "{what}");
+                if what == UNREAD_POD_NAME {
+                    // Checked by `hpa_observation_check`, not by an evaluation that does not
+                    // read it.
+                    assert_eq!(checked, hpa_status::InvalidUtf8, "{what}");
+                    unread_names += 1;
+                } else {
+                    assert_eq!(checked, hpa_status::Ok, "{what}");
+                }
                 continue;
             }
             refused += 1;
@@ -284,6 +301,8 @@ fn broken_inputs_are_refused_and_change_nothing() {
     println!("{refused} broken inputs refused, state and outputs unchanged");
     // Nearly every broken input is refused (a few breakages are harmless).
     assert!(refused > ROUNDS * 3 / 4 || cfg!(miri) && refused > 0);
+    println!("{unread_names} invalid pod names unread and accepted");
+    assert!(unread_names > 0 || cfg!(miri));
 }
 
 /// The evaluation reads the observation in place: `hpa_observation_check` reports a workspace
@@ -379,7 +398,12 @@ fn outputs_over_any_input_are_refused() {
                 9 => w.behavior[0].scale_up = place(ws, w.behavior[0].scale_up, 1),
                 10 => w.config.behavior = place(ws, w.config.behavior, 1),
                 11 => w.config.settings = place(ws, w.config.settings, 1),
-                12 => w.pods[4].name.ptr = place(ws, w.pods[4].name.ptr, 3),
+                12 => {
+                    // A pod's name is read (and checked) when the engine may name a pod in an
+                    // error: here a container lacks the cpu request.
+                    w.pods[4].name.ptr = place(ws, w.pods[4].name.ptr, 3);
+                    w.containers[0].requests_len = 0;
+                }
                 13 => w.metrics[1].name.ptr = place(ws, w.metrics[1].name.ptr, 3),
                 _ => {}
             }
@@ -389,6 +413,7 @@ fn outputs_over_any_input_are_refused() {
                 let reason = ptr::addr_of_mut!((*decision_out).reason).cast::<u8>();
                 reason.copy_from_nonoverlapping(b"pod".as_ptr(), 3);
                 w.pods[0].name.ptr = reason.cast();
+                w.containers[0].requests_len = 0;
             }
             let state_before = bytes(&*autoscaler);
             let decision_before = decision_fields(&*decision_out);
@@ -407,6 +432,80 @@ fn outputs_over_any_input_are_refused() {
                 decision_before,
                 "case {case}"
             );
+        }
+    }
+}
+
+/// A pod's name that the engine does not read is not checked by an evaluation: the name may be
+/// NULL with a length, not UTF-8, or inside what the call writes, and the decision and the
+/// autoscaler are those of the same pods with valid names. (The engine reads a name only to
+/// name the pod in an error: tests/pod_names.rs in the core.)
+#[test]
+fn unread_pod_names_change_nothing() {
+    let mut rng = Rng::new(29);
+    let (mut plain, mut odd) = (new_autoscaler(), new_autoscaler());
+    let (mut plain_decision, mut odd_decision): (Box<hpa_decision>, Box<hpa_decision>) =
+        (Box::new(zeroed()), Box::new(zeroed()));
+    let mut workspace = vec![0u64; 1 << 10];
+    // SAFETY (whole test): every pointer passed points into live buffers at least as long as
+    // the lengths passed, but the NULL names with a length, which must not be read.
+    unsafe {
+        for round in 0..if cfg!(miri) { 3 } else { 200 } {
+            let n = 1 + rng.below(8) as usize;
+            let mut w = World::new(n, &mut rng);
+            w.obs.now_ms = 60_000 + round * 15_000;
+            let status = hpa_autoscaler_evaluate(
+                &mut *plain,
+                &w.config,
+                &w.obs,
+                ptr::null_mut(),
+                0,
+                &mut *plain_decision,
+            );
+            assert_eq!(status, hpa_status::Ok);
+            let decision_out: *mut hpa_decision = &mut *odd_decision;
+            for (k, pod) in w.pods.iter_mut().enumerate() {
+                pod.name = match (k + round as usize) % 4 {
+                    0 => hpa_str {
+                        ptr: BAD_UTF8.as_ptr().cast(),
+                        len: BAD_UTF8.len(),
+                    },
+                    1 => hpa_str {
+                        ptr: ptr::null(),
+                        len: 7,
+                    },
+                    2 => hpa_str {
+                        ptr: workspace.as_ptr().cast(),
+                        len: 8,
+                    },
+                    _ => hpa_str {
+                        ptr: ptr::addr_of!((*decision_out).reason).cast(),
+                        len: 4,
+                    },
+                };
+            }
+            let status = hpa_autoscaler_evaluate(
+                &mut *odd,
+                &w.config,
+                &w.obs,
+                workspace.as_mut_ptr().cast(),
+                workspace.len() * 8,
+                decision_out,
+            );
+            assert_eq!(status, hpa_status::Ok, "round {round}");
+            assert_eq!(
+                decision_fields(&odd_decision),
+                decision_fields(&plain_decision),
+                "round {round}"
+            );
+            assert_eq!(bytes(&*odd), bytes(&*plain), "round {round}");
+            if plain_decision.rescale == 1 {
+                assert_eq!(
+                    hpa_autoscaler_rescale_succeeded(&mut *plain),
+                    hpa_status::Ok
+                );
+                assert_eq!(hpa_autoscaler_rescale_succeeded(&mut *odd), hpa_status::Ok);
+            }
         }
     }
 }

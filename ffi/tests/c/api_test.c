@@ -609,7 +609,28 @@ static void test_observation_errors(void) {
   g_pods[2].containers_len = 0;
   g_pods[2].name.ptr = bad_utf8;
   g_pods[2].name.len = 1;
-  REFUSED(HPA_STATUS_INVALID_UTF8, "observation.pods[2].name");
+  {
+    /* An evaluation checks pods' names only when its engine may read one, to name a pod in an
+       error: no pod lacks the cpu request here (pod 2 has no container, which requests 0), so
+       the evaluation (of a copy) goes on. hpa_observation_check checks every name. */
+    static hpa_autoscaler copy;
+    size_t n_ = 777;
+    memcpy(&copy, &g_autoscaler, sizeof copy);
+    CHECK_STATUS(evaluate(&copy, &c, &o), HPA_STATUS_OK);
+    CHECK_STATUS(hpa_observation_check(&c, &o, &n_, &g_error), HPA_STATUS_INVALID_UTF8);
+    CHECK_STR(g_error.field, "observation.pods[2].name");
+  }
+  {
+    /* A container without the cpu request: the engine may name its pod, so every name is
+       checked. */
+    static hpa_container no_cpu;
+    no_cpu.name = S("app");
+    g_pods[2].containers = &no_cpu;
+    g_pods[2].containers_len = 1;
+    REFUSED(HPA_STATUS_INVALID_UTF8, "observation.pods[2].name");
+    g_pods[2].containers = &k_container;
+    g_pods[2].containers_len = 0;
+  }
   g_pods[2].name = S("web");
   g_pods[1].phase = 9;
   REFUSED(HPA_STATUS_INVALID_ENUM, "observation.pods[1].phase");

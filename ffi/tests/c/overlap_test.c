@@ -92,8 +92,18 @@ void test_input_overlap(void) {
   k_container.requests_len = 1;
   expect_workspace_overlap(&c, &o);
   k_container.requests = requests;
+  /* A pod's name only when the engine may read it, to name a pod in an error: when a pod's
+     template lacks a Resource metric's request. */
   g_pods[2].name.ptr = (const char *)in_arena(16383 - 3, "web", 3);
+  {
+    static hpa_decision decision;
+    CHECK_STATUS(hpa_autoscaler_evaluate(&g_autoscaler, &c, &o, g_arena.bytes,
+                                         sizeof g_arena.bytes, &decision),
+                 HPA_STATUS_OK);
+  }
+  k_container.requests_len = 0;
   expect_workspace_overlap(&c, &o);
+  k_container.requests_len = 1;
   g_pods[2].name = S("web");
   v[1].kind = HPA_VALUES_KIND_ERROR;
   v[1].error.ptr = (const char *)in_arena(0, "timeout", 7);
@@ -120,7 +130,9 @@ void test_input_overlap(void) {
     static hpa_decision decision;
     memcpy(decision.reason, "web", 3);
     g_pods[1].name.ptr = decision.reason;
+    k_container.requests_len = 0;
     expect_overlap(&c, &o, g_workspace, sizeof g_workspace, &decision);
+    k_container.requests_len = 1;
     g_pods[1].name = S("web");
   }
   CHECK_STATUS(evaluate(&g_autoscaler, &c, &o), HPA_STATUS_OK);
