@@ -602,8 +602,9 @@ pub(crate) enum PodNames {
     Every,
     /// Those the engine may read (an evaluation): every pod's name when a ContainerResource
     /// metric is configured or a pod's template lacks a Resource metric's request (the engine
-    /// may then name a pod in an error, `hpa::input::PodView::name`), none otherwise. A
-    /// refused observation is refused for the fault `Every` finds.
+    /// may then name a pod in an error, `hpa::input::PodView::name`), none otherwise. When a
+    /// pod's check fails the pods are checked again with their names, so that the pod fault
+    /// reported is the one `Every` finds.
     Read,
 }
 
