@@ -15,10 +15,11 @@
 //! the ring moves its bytes to its start (its head then goes back), and an evaluation writes
 //! no scale event; other calls store every digest.
 //!
-//! A digest is one chain of rounds over the part's 64-bit words and its length (the rounds of
-//! `hpa::fingerprint`: each a bijection of the chain and of the word), so any change of a
-//! single word of a part changes its digest, and other changes go unnoticed with a
-//! probability of about 2^-64 per part. Damage to bytes not in use changes no decision and is
+//! A digest is one chain of rounds over the part's 64-bit words and its length (each round a
+//! multiplication by an odd constant and a rotation, as xxHash's: a bijection of the chain
+//! and of the word, three instructions a word), so any change of a single word of a part
+//! changes its digest, and other changes go unnoticed with a probability of about 2^-64 per
+//! part. Damage to bytes not in use changes no decision and is
 //! not looked at.
 
 use core::mem::{offset_of, size_of};
@@ -143,11 +144,11 @@ const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
 
 impl Chain {
     /// Adds one word: a bijection of the chain for a fixed word and of the word for a fixed
-    /// chain (`hpa::fingerprint`'s round).
+    /// chain (an odd multiplier, then a rotation that brings the product's mixed high bits
+    /// down for the next word, as xxHash's rounds do).
     #[inline(always)]
     fn word(&mut self, w: u64) {
-        let x = (self.0 ^ w).wrapping_mul(P2);
-        self.0 = x ^ (x >> 29);
+        self.0 = (self.0 ^ w).wrapping_mul(P2).rotate_left(31);
     }
 
     /// Adds the length of `bytes` and then its bytes, eight a word, the last padded.
