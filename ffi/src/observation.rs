@@ -652,7 +652,9 @@ pub(crate) unsafe fn check<'a>(
             _ => {}
         }
     }
-    let sources = sources.get(..metrics.len()).unwrap_or(&sources);
+    let sources = sources
+        .get(..metrics.len().min(HPA_MAX_METRICS))
+        .unwrap_or(&[]);
     if values.len() != sources.len() {
         return Err(at(Fault::new(
             hpa_status::LengthMismatch,
