@@ -12,7 +12,7 @@ use std::ptr;
 
 use hpa_ffi::*;
 use testkit::Rng;
-use world::{bytes, decision_fields, new_autoscaler, zeroed, World};
+use world::{bytes, decision_fields, new_autoscaler, s, zeroed, World};
 
 const BAD_UTF8: &[u8] = b"\xC3(";
 
@@ -433,6 +433,63 @@ fn outputs_over_any_input_are_refused() {
                 "case {case}"
             );
         }
+    }
+}
+
+/// With a ContainerResource metric the engine may name any pod (a sample without the
+/// container, a container the pod lacks), so an evaluation checks every pod's name, as
+/// `hpa_observation_check` does, even where every template has the request.
+#[test]
+fn container_resource_metrics_check_every_pod_name() {
+    let mut rng = Rng::new(31);
+    let mut autoscaler = new_autoscaler();
+    let mut decision: Box<hpa_decision> = Box::new(zeroed());
+    // SAFETY (whole test): every pointer passed points into live buffers at least as long as
+    // the lengths passed.
+    unsafe {
+        let mut w = World::new(4, &mut rng);
+        w.obs.now_ms = 60_000;
+        w.metrics[0].r#type = hpa_metric_source_type::ContainerResource as u32;
+        w.metrics[0].container = s("app");
+        let mut size = usize::MAX;
+        assert_eq!(
+            hpa_observation_check(&w.config, &w.obs, &mut size, ptr::null_mut()),
+            hpa_status::Ok
+        );
+        w.pods[2].name = hpa_str {
+            ptr: BAD_UTF8.as_ptr().cast(),
+            len: BAD_UTF8.len(),
+        };
+        let state_before = bytes(&*autoscaler);
+        let status = hpa_autoscaler_evaluate(
+            &mut *autoscaler,
+            &w.config,
+            &w.obs,
+            ptr::null_mut(),
+            0,
+            &mut *decision,
+        );
+        assert_eq!(status, hpa_status::InvalidUtf8);
+        assert_eq!(bytes(&*autoscaler), state_before);
+        assert_eq!(
+            hpa_observation_check(&w.config, &w.obs, &mut size, ptr::null_mut()),
+            hpa_status::InvalidUtf8
+        );
+        // The same pods as a Resource metric's: the names are not read, nor checked.
+        w.metrics[0].r#type = hpa_metric_source_type::Resource as u32;
+        w.metrics[0].container = hpa_str {
+            ptr: ptr::null(),
+            len: 0,
+        };
+        let status = hpa_autoscaler_evaluate(
+            &mut *autoscaler,
+            &w.config,
+            &w.obs,
+            ptr::null_mut(),
+            0,
+            &mut *decision,
+        );
+        assert_eq!(status, hpa_status::Ok);
     }
 }
 
