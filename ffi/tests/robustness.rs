@@ -24,6 +24,20 @@ const ROUNDS: i64 = if cfg!(miri) { 4 } else { 4000 };
 /// evaluation does not check them (`hpa_observation_check` does).
 const UNREAD_POD_NAME: &str = "pod name utf-8, unread";
 
+/// An evaluation of `w` without a workspace.
+///
+/// # Safety
+///
+/// `w`'s pointers must point into live buffers at least as long as the lengths it gives.
+unsafe fn evaluate(
+    autoscaler: &mut hpa_autoscaler,
+    w: &World,
+    decision: &mut hpa_decision,
+) -> hpa_status {
+    // SAFETY: the caller's contract; the autoscaler and the decision are distinct boxes.
+    unsafe { hpa_autoscaler_evaluate(autoscaler, &w.config, &w.obs, ptr::null_mut(), 0, decision) }
+}
+
 /// A value at or above `first`, the first value an enumeration (or a flag) does not define: its
 /// next few values, the largest, or any between.
 fn invalid(rng: &mut Rng, first: u32) -> u32 {
@@ -335,14 +349,7 @@ fn no_workspace_is_needed() {
                 hpa_status::Ok
             );
             assert_eq!(needed, 0);
-            let status = hpa_autoscaler_evaluate(
-                &mut *autoscaler,
-                &w.config,
-                &w.obs,
-                ptr::null_mut(),
-                0,
-                &mut *decision,
-            );
+            let status = evaluate(&mut autoscaler, &w, &mut decision);
             assert_eq!(status, hpa_status::Ok, "{n} pods");
             if decision.rescale == 1 {
                 assert_eq!(
@@ -461,14 +468,7 @@ fn container_resource_metrics_check_every_pod_name() {
             len: BAD_UTF8.len(),
         };
         let state_before = bytes(&*autoscaler);
-        let status = hpa_autoscaler_evaluate(
-            &mut *autoscaler,
-            &w.config,
-            &w.obs,
-            ptr::null_mut(),
-            0,
-            &mut *decision,
-        );
+        let status = evaluate(&mut autoscaler, &w, &mut decision);
         assert_eq!(status, hpa_status::InvalidUtf8);
         assert_eq!(bytes(&*autoscaler), state_before);
         assert_eq!(
@@ -481,14 +481,7 @@ fn container_resource_metrics_check_every_pod_name() {
             ptr: ptr::null(),
             len: 0,
         };
-        let status = hpa_autoscaler_evaluate(
-            &mut *autoscaler,
-            &w.config,
-            &w.obs,
-            ptr::null_mut(),
-            0,
-            &mut *decision,
-        );
+        let status = evaluate(&mut autoscaler, &w, &mut decision);
         assert_eq!(status, hpa_status::Ok);
     }
 }
@@ -511,14 +504,7 @@ fn unread_pod_names_change_nothing() {
             let n = 1 + rng.below(8) as usize;
             let mut w = World::new(n, &mut rng);
             w.obs.now_ms = 60_000 + round * 15_000;
-            let status = hpa_autoscaler_evaluate(
-                &mut *plain,
-                &w.config,
-                &w.obs,
-                ptr::null_mut(),
-                0,
-                &mut *plain_decision,
-            );
+            let status = evaluate(&mut plain, &w, &mut plain_decision);
             assert_eq!(status, hpa_status::Ok);
             let decision_out: *mut hpa_decision = &mut *odd_decision;
             for (k, pod) in w.pods.iter_mut().enumerate() {
