@@ -160,24 +160,14 @@ impl<'a> PodView<'a> for PodIn<'a> {
     type Request = RequestIn<'a>;
 
     // The engine reads a name only to name the pod in an error, and the observation's check
-    // then checked every name. Should it read another, the name is empty rather than bytes
-    // that are NULL, not UTF-8 or too long; that it lies apart from what the call writes
+    // then checked every name. Should it read another, the name is checked again (NULL,
+    // length, UTF-8) and empty when it fails; that it lies apart from what the call writes
     // rests on the engine's contract (`hpa::input::PodView::name`, tested by
     // tests/pod_names.rs).
     #[cold]
     fn name(&self) -> &'a str {
-        let s = self.0.name;
-        if s.len == 0
-            || s.ptr.is_null()
-            || isize::try_from(s.len).is_err()
-            || (s.ptr as usize).checked_add(s.len).is_none()
-        {
-            return "";
-        }
-        // SAFETY: not NULL, at most `isize::MAX` bytes without wrapping, and live for 'a by
-        // the caller's contract (bytes have alignment 1).
-        let bytes = unsafe { core::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len) };
-        core::str::from_utf8(bytes).unwrap_or("")
+        // SAFETY: the bytes are live for 'a by the caller's contract.
+        unsafe { crate::raw::string(self.0.name) }.unwrap_or("")
     }
 
     #[inline]
@@ -346,5 +336,34 @@ impl<'a> UsageView<'a> for UsageIn<'a> {
 
     fn milli(&self) -> i64 {
         self.0.milli
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pod's name read without the observation's check of names (which an evaluation
+    /// skips when the engine reads none) is checked again: NULL with a length and invalid
+    /// UTF-8 read as empty, never as bytes.
+    #[test]
+    fn an_unchecked_pod_name_is_checked_when_read() {
+        let reads_as = |ptr: *const u8, len: usize, expected: &str| {
+            // SAFETY: a plain C struct: zeroed is a valid value.
+            let mut pod: hpa_pod = unsafe { core::mem::zeroed() };
+            pod.name = hpa_str {
+                ptr: ptr.cast(),
+                len,
+            };
+            let pods = [pod];
+            // SAFETY: the pod has no arrays; its name is what the test is about.
+            let view = unsafe { checked_pods(&pods) };
+            assert_eq!(view.first().map(PodView::name), Some(expected));
+        };
+        let bad = b"w\xC3(";
+        reads_as(b"web-0".as_ptr(), 5, "web-0");
+        reads_as(core::ptr::null(), 7, "");
+        reads_as(bad.as_ptr(), bad.len(), "");
+        reads_as(core::ptr::null(), 0, "");
     }
 }
