@@ -15,8 +15,8 @@ use crate::enums::{self, hpa_metric_outcome, hpa_metric_source_type, hpa_rescale
 use crate::out::{elements, field};
 use crate::quantity::{decimal_si_milli, DECIMAL_SI_MILLI_BYTES};
 use crate::text::{
-    i32_decimal, write_display_uninit, write_pieces_uninit, write_str_uninit, Stored, Text,
-    I32_DECIMAL_BYTES,
+    i32_decimal, write_display_uninit, write_pieces_uninit, write_str_uninit, written_str, Stored,
+    Text, I32_DECIMAL_BYTES,
 };
 use crate::view::CObservation;
 use crate::{
@@ -199,13 +199,10 @@ impl<'k> Names<'k> {
             self.len = t.finish_whole().map(str::len);
             self.spec = at;
         }
-        let len = self.len?;
-        let written = self.buf.get(..len)?;
+        let written = self.buf.get(..self.len?)?;
         // SAFETY: `finish_whole` returned the first `len` bytes of `buf` as a `str`: they are
         // initialized UTF-8, and nothing wrote `buf` since.
-        Some(unsafe {
-            core::str::from_utf8_unchecked(&*(core::ptr::from_ref(written) as *const [u8]))
-        })
+        Some(unsafe { written_str(written) })
     }
 
     /// Writes the name of `spec`'s metric, followed by `after`, into a text.

@@ -138,13 +138,10 @@ impl<'b> Text<'b> {
             return None;
         }
         let buf: &'b [MaybeUninit<u8>] = self.buf;
-        let written = buf.get(..len).unwrap_or(&[]);
         // SAFETY: the first `len` bytes were written by `push`, which copies whole strings
         // when the text is not cut: they are initialized, and the concatenation of the pushed
-        // `&str`s, hence UTF-8. `MaybeUninit<u8>` has `u8`'s layout.
-        Some(unsafe {
-            core::str::from_utf8_unchecked(&*(core::ptr::from_ref(written) as *const [u8]))
-        })
+        // `&str`s, hence UTF-8.
+        Some(unsafe { written_str(buf.get(..len).unwrap_or(&[])) })
     }
 
     /// The text written so far.
@@ -238,6 +235,16 @@ pub(crate) fn decimal_before(buf: &mut [u8], end: usize, mut m: u64, negative: b
         }
     }
     at
+}
+
+/// Bytes a [`Text`] wrote, as the text they are.
+///
+/// # Safety
+///
+/// `bytes` must be initialized and UTF-8 (a text [`Text::finish_whole`] returned).
+pub(crate) unsafe fn written_str(bytes: &[MaybeUninit<u8>]) -> &str {
+    // SAFETY: `MaybeUninit<u8>` has `u8`'s layout; initialized UTF-8 by the caller's contract.
+    unsafe { core::str::from_utf8_unchecked(&*(core::ptr::from_ref(bytes) as *const [u8])) }
 }
 
 /// An initialized `char` array as one a [`Text`] writes to.
