@@ -16,6 +16,14 @@ use world::{bytes, decision_fields, new_autoscaler, s, zeroed, World};
 
 const BAD_UTF8: &[u8] = b"\xC3(";
 
+/// A string of [`BAD_UTF8`].
+fn bad_utf8() -> hpa_str {
+    hpa_str {
+        ptr: BAD_UTF8.as_ptr().cast(),
+        len: BAD_UTF8.len(),
+    }
+}
+
 /// Random worlds per test: 4 under Miri, which interprets every call (a few seconds each;
 /// docs/testing.md#miri).
 const ROUNDS: i64 = if cfg!(miri) { 4 } else { 4000 };
@@ -79,10 +87,7 @@ impl World {
                 "selector flag"
             }
             4 => {
-                self.metrics[1].name = hpa_str {
-                    ptr: BAD_UTF8.as_ptr().cast(),
-                    len: BAD_UTF8.len(),
-                };
+                self.metrics[1].name = bad_utf8();
                 "metric name utf-8"
             }
             5 => {
@@ -159,10 +164,7 @@ impl World {
                 "deleted flag"
             }
             21 if n > 0 => {
-                self.pods[i].name = hpa_str {
-                    ptr: BAD_UTF8.as_ptr().cast(),
-                    len: BAD_UTF8.len(),
-                };
+                self.pods[i].name = bad_utf8();
                 if rng.below(2) == 0 {
                     // The engine may then name a pod in an error: every name is checked.
                     self.containers[0].requests_len = 0;
@@ -463,10 +465,7 @@ fn container_resource_metrics_check_every_pod_name() {
             hpa_observation_check(&w.config, &w.obs, &mut size, ptr::null_mut()),
             hpa_status::Ok
         );
-        w.pods[2].name = hpa_str {
-            ptr: BAD_UTF8.as_ptr().cast(),
-            len: BAD_UTF8.len(),
-        };
+        w.pods[2].name = bad_utf8();
         let state_before = bytes(&*autoscaler);
         let status = evaluate(&mut autoscaler, &w, &mut decision);
         assert_eq!(status, hpa_status::InvalidUtf8);
@@ -509,10 +508,7 @@ fn unread_pod_names_change_nothing() {
             let decision_out: *mut hpa_decision = &mut *odd_decision;
             for (k, pod) in w.pods.iter_mut().enumerate() {
                 pod.name = match (k + round as usize) % 4 {
-                    0 => hpa_str {
-                        ptr: BAD_UTF8.as_ptr().cast(),
-                        len: BAD_UTF8.len(),
-                    },
+                    0 => bad_utf8(),
                     1 => hpa_str {
                         ptr: ptr::null(),
                         len: 7,
