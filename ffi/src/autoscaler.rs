@@ -65,17 +65,27 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// A state of `engine` and `messages`, its digests stored.
-    pub(crate) fn sealed(engine: Autoscaler, messages: Messages) -> State {
-        let mut state = State {
-            magic: MAGIC,
-            engine,
-            messages,
-            config: StoredConfig::none(),
-            seal: Seal::NONE,
-        };
-        state.seal = Seal::of(&state);
-        state
+    /// Makes the storage at `p` the state of `engine` and `messages`, without a configuration,
+    /// its digests stored. Field by field in place: a whole `State` built on the stack first
+    /// and copied took `hpa_autoscaler_restore` past the documented stack (ffi/tests/c/
+    /// stack_test.c), depending on what the compiler inlined.
+    ///
+    /// # Safety
+    ///
+    /// `p` must be aligned and valid for writes of a `State`, and not used elsewhere during
+    /// the call.
+    pub(crate) unsafe fn write_sealed(p: *mut State, engine: Autoscaler, messages: Messages) {
+        // SAFETY: the caller's contract; every field is written before the state is read
+        // (`State` has no padding: every byte is then initialized).
+        unsafe {
+            (&raw mut (*p).magic).write(MAGIC);
+            (&raw mut (*p).engine).write(engine);
+            (&raw mut (*p).messages).write(messages);
+            (&raw mut (*p).config).write(StoredConfig::none());
+            (&raw mut (*p).seal).write(Seal::NONE);
+            let seal = Seal::of(&*p);
+            (&raw mut (*p).seal).write(seal);
+        }
     }
 }
 
@@ -252,10 +262,9 @@ pub unsafe extern "C" fn hpa_autoscaler_init(
 ) -> hpa_status {
     status_of((|| {
         writable_storage(storage, storage_size)?;
-        let state = State::sealed(Autoscaler::new(), Messages::new());
         // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
-        // time) by the caller's contract. A `State` has no padding: every byte is written.
-        unsafe { storage.cast::<State>().write(state) };
+        // time) by the caller's contract, which also keeps other threads away.
+        unsafe { State::write_sealed(storage.cast(), Autoscaler::new(), Messages::new()) };
         Ok(())
     })())
 }
@@ -864,11 +873,10 @@ pub unsafe extern "C" fn hpa_autoscaler_restore(
         // SAFETY: the caller's contract.
         let bytes = unsafe { outputs.slice(snapshot, length) }.map_err(|f| f.at("snapshot"))?;
         let (engine, messages) = snapshot::restored(bytes, Instant(now_ms))?;
-        let state = State::sealed(engine, messages);
         // SAFETY: not NULL, aligned, and large enough for a `State` (asserted at compile
-        // time) by the caller's contract; the snapshot is apart from it. A `State` has no
-        // padding: every byte is written.
-        unsafe { storage.cast::<State>().write(state) };
+        // time) by the caller's contract, which also keeps other threads away; the snapshot
+        // is apart from it (checked by `outputs.slice`) and was read whole above.
+        unsafe { State::write_sealed(storage.cast(), engine, messages) };
         Ok(())
     })())
 }
