@@ -160,14 +160,30 @@ fn round(chain: u64, w: u64) -> u64 {
     (chain ^ w).wrapping_mul(P2).rotate_left(31)
 }
 
-/// The little-endian word of up to eight bytes, padded with zeros.
+/// The little-endian word of up to eight bytes, padded with zeros. Two overlapping loads (of
+/// four, two or one bytes) rather than a loop over the bytes: most parts end in a partial
+/// word (texts, a direction's 12-byte policies), and the loop cost a fifth of their digests.
 #[inline(always)]
 fn word_of(bytes: &[u8]) -> u64 {
-    let mut b = [0_u8; 8];
-    for (d, &s) in b.iter_mut().zip(bytes) {
-        *d = s;
+    let n = bytes.len();
+    let at = |from: usize, to: usize| bytes.get(from..to).unwrap_or(&[]);
+    let u32_at = |from: usize| {
+        let b = at(from, from + 4).try_into().unwrap_or([0; 4]);
+        u64::from(u32::from_le_bytes(b))
+    };
+    let u16_at = |from: usize| {
+        let b = at(from, from + 2).try_into().unwrap_or([0; 2]);
+        u64::from(u16::from_le_bytes(b))
+    };
+    // The second load ends at the last byte and overlaps the first: the bytes both hold are
+    // equal, so or-ing them in place gives the bytes once.
+    match n {
+        8.. => u64::from_le_bytes(at(0, 8).try_into().unwrap_or([0; 8])),
+        4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
+        2..=3 => u16_at(0) | u16_at(n - 2) << (8 * (n - 2)),
+        1 => u64::from(bytes.first().copied().unwrap_or(0)),
+        _ => 0,
     }
-    u64::from_le_bytes(b)
 }
 
 /// One round of each chain over the four words of `q` (32 bytes).
@@ -396,5 +412,25 @@ pub(crate) fn after_evaluation(seal: &mut Seal, state: &State, before: &Before) 
     } else {
         rehash(moved(h0, h1));
         rehash(moved(t0, t1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_of;
+
+    /// `word_of` against its definition: the bytes in place, zeros after them.
+    #[test]
+    fn a_partial_word_is_its_bytes_padded_with_zeros() {
+        let bytes: [u8; 8] = [0x81, 0x02, 0xF3, 0x04, 0x95, 0x06, 0xA7, 0x08];
+        for n in 0..=8 {
+            let mut padded = [0_u8; 8];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(
+                word_of(&bytes[..n]),
+                u64::from_le_bytes(padded),
+                "{n} bytes"
+            );
+        }
     }
 }
