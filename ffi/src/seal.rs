@@ -22,8 +22,7 @@
 //! part. A history block's digest is one chain; the other parts' deal their words to four
 //! chains, folded at the end ([`Chain`]): every call digests them, and four chains overlap
 //! where one waited five cycles a word for its multiplications (110 ns of a 10-pod
-//! evaluation's 870, for 112 more instructions). Damage to bytes not in use changes no decision and is
-//! not looked at.
+//! evaluation's 870). Damage to bytes not in use changes no decision and is not looked at.
 
 use core::mem::{offset_of, size_of};
 
@@ -61,9 +60,7 @@ impl Seal {
         blocks: [0; BLOCKS],
     };
 
-    /// The digests of every part of `state`. Not inlined: inlined into `hpa_autoscaler_restore`,
-    /// whose frame holds a whole state, it took that frame past the documented stack.
-    #[inline(never)]
+    /// The digests of every part of `state`.
     pub(crate) fn of(state: &State) -> Seal {
         let all = as_bytes(state);
         let ring = Ring::of(all);
@@ -140,8 +137,9 @@ pub(crate) fn live(all: &[u8], header: usize, capacity: usize) -> &[u8] {
         .unwrap_or(&[])
 }
 
-/// A digest being computed: four chains of rounds, the words of each run dealt to them in turn
-/// (its length to the first, then word `k` to chain `k % 4`), folded into one word at the end.
+/// A digest being computed: four chains of rounds, the words of each run dealt to them (its
+/// length to the first, its whole word `k` to chain `k % 4`, its partial last word, padded,
+/// to the fourth), folded into one word at the end.
 /// A round's multiplication waits for the previous round of its chain: on one chain the fixed
 /// part and the configuration, read by every call, took five cycles a word; four chains overlap.
 /// A change of any single word changes the one chain it went through, and the fold is a
@@ -208,7 +206,7 @@ impl Chain {
         Chain([seed, seed ^ P1, seed ^ P2, seed.rotate_left(32)])
     }
 
-    /// Adds one word, to the first chain.
+    /// Adds one word, to the first chain (as a run's length).
     #[inline(always)]
     fn word(&mut self, w: u64) {
         self.0[0] = round(self.0[0], w);
@@ -223,9 +221,9 @@ impl Chain {
         for q in &mut quads {
             [a, b, c, d] = quad([a, b, c, d], q);
         }
-        // At most three words and a padded one are left.
+        // At most three whole words and a partial one are left.
         let mut words = quads.remainder().chunks_exact(8);
-        for chain in [&mut b, &mut c, &mut d] {
+        for chain in [&mut a, &mut b, &mut c] {
             match words.next().and_then(|w| <[u8; 8]>::try_from(w).ok()) {
                 Some(w) => *chain = round(*chain, u64::from_le_bytes(w)),
                 None => break,
@@ -233,7 +231,7 @@ impl Chain {
         }
         let rest = words.remainder();
         if !rest.is_empty() {
-            a = round(a, word_of(rest));
+            d = round(d, word_of(rest));
         }
         self.0 = [a, b, c, d];
     }
