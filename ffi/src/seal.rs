@@ -158,6 +158,12 @@ fn round(chain: u64, w: u64) -> u64 {
     (chain ^ w).wrapping_mul(P2).rotate_left(31)
 }
 
+/// The little-endian word of a whole word's eight bytes (0 for fewer: never, as called).
+#[inline(always)]
+fn whole_word(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
+}
+
 /// The little-endian word of up to eight bytes, padded with zeros. Two overlapping loads (of
 /// four, two or one bytes) rather than a loop over the bytes: most parts end in a partial
 /// word (texts, a direction's 12-byte policies), and the loop cost a fifth of their digests.
@@ -176,7 +182,7 @@ fn word_of(bytes: &[u8]) -> u64 {
     // The second load ends at the last byte and overlaps the first: the bytes both hold are
     // equal, so or-ing them in place gives the bytes once.
     match n {
-        8.. => u64::from_le_bytes(at(0, 8).try_into().unwrap_or([0; 8])),
+        8.. => whole_word(at(0, 8)),
         4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
         2..=3 => u16_at(0) | u16_at(n - 2) << (8 * (n - 2)),
         1 => u64::from(bytes.first().copied().unwrap_or(0)),
@@ -187,10 +193,7 @@ fn word_of(bytes: &[u8]) -> u64 {
 /// One round of each chain over the four words of `q` (32 bytes).
 #[inline(always)]
 fn quad([a, b, c, d]: [u64; 4], q: &[u8]) -> [u64; 4] {
-    let w = |i: usize| {
-        let bytes = q.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok());
-        u64::from_le_bytes(bytes.unwrap_or([0; 8]))
-    };
+    let w = |i: usize| whole_word(q.get(i..i + 8).unwrap_or(&[]));
     [
         round(a, w(0)),
         round(b, w(8)),
@@ -224,8 +227,8 @@ impl Chain {
         // At most three whole words and a partial one are left.
         let mut words = quads.remainder().chunks_exact(8);
         for chain in [&mut a, &mut b, &mut c] {
-            match words.next().and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-                Some(w) => *chain = round(*chain, u64::from_le_bytes(w)),
+            match words.next() {
+                Some(w) => *chain = round(*chain, whole_word(w)),
                 None => break,
             }
         }
@@ -325,7 +328,7 @@ impl<'a> Ring<'a> {
         if let Some(Ok(words)) = whole.map(<&[u8; BLOCK]>::try_from) {
             let mut c = round(seed, BLOCK as u64);
             for w in words.chunks_exact(8) {
-                c = round(c, u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+                c = round(c, whole_word(w));
             }
             return c;
         }
@@ -338,7 +341,7 @@ impl<'a> Ring<'a> {
         let mut c = round(seed, live.len() as u64);
         let mut words = live.chunks_exact(8);
         for w in &mut words {
-            c = round(c, u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+            c = round(c, whole_word(w));
         }
         if !words.remainder().is_empty() {
             c = round(c, word_of(words.remainder()));
